@@ -1,0 +1,3 @@
+from symrope.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,62 @@
+"""The ``symrope`` command: a thin dispatcher to each subsystem's own command module.
+
+Sub-commands are imported only when used, so ``symrope audit`` never imports SymPy's proof
+library and ``symrope prove`` never imports numpy-heavy audit code (or torch).
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+from symrope._version import __version__
+from symrope.errors import UsageError
+
+# name -> (module, function, one-line help). Each function takes argv and returns an exit code.
+COMMANDS: dict[str, tuple[str, str, str]] = {
+    "prove": ("symrope.engine._cli", "prove_main", "prove built-in theorems"),
+    "list": ("symrope.engine._cli", "list_main", "list the built-in theorems"),
+    "check": ("symrope.check._cli", "main", "check an encoding against the four assumptions"),
+    "latex": ("symrope.latex._cli", "main", "render proofs as LaTeX derivations"),
+    "audit": ("symrope.audit._cli", "main", "audit a float RoPE implementation's precision"),
+}
+
+EXIT_BAD_INPUT = 2
+
+
+def _usage() -> str:
+    lines = [f"usage: symrope COMMAND [ARGS]   (symrope {__version__})", "", "commands:"]
+    lines += [f"  {name:<7} {help_}" for name, (_, _, help_) in COMMANDS.items()]
+    lines += ["", "Run 'symrope COMMAND --help' for a command's options."]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``symrope`` console script and ``python -m symrope``."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] in {"-h", "--help"}:
+        print(_usage())
+        return 0 if argv else EXIT_BAD_INPUT
+    if argv[0] == "--version":
+        print(__version__)
+        return 0
+    name, rest = argv[0], argv[1:]
+    if name not in COMMANDS:
+        print(f"symrope: error: unknown command {name!r} (one of: {', '.join(COMMANDS)})",
+              file=sys.stderr)
+        return EXIT_BAD_INPUT
+    module_name, function_name, _ = COMMANDS[name]
+    function = getattr(importlib.import_module(module_name), function_name)
+    try:
+        return int(function(rest))
+    except UsageError as error:
+        message = " ".join(str(error).split())  # one line, whatever the message held
+        print(f"symrope {name}: error: {message}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        print(f"symrope {name}: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())
