@@ -1,0 +1,298 @@
+"""The exact side of the audit: an mpmath ground truth and a fast, certified double-double table.
+
+``mp_cos_sin`` evaluates ``cos(p*omega)``, ``sin(p*omega)`` in mpmath at a precision chosen from the
+size of ``p`` (the ground truth). :class:`Reference` gives the same numbers for whole arrays of
+positions in float64 with error-free transformations, and :meth:`Reference.certify` bounds its own
+error on a sample with mpmath interval arithmetic, so the bound the audit states is proved on
+that sample rather than assumed.
+
+How the fast table stays exact: the angle ``p*omega`` is reduced in *turns* (``omega/2pi``), held in
+mpmath and split into 31-bit chunks. The position is split into two 21-bit halves, so every product
+of a half and a chunk is exact in float64 and its fractional part is exact too; only the last,
+tiny chunk is multiplied approximately. The reduced turn is a double-double; multiplying by a
+double-double ``2*pi`` (Dekker's product) gives the angle in ``[-pi, pi]`` with an error near
+``2**-100``, and ``cos``/``sin`` of it are corrected to first order in the angle's low part.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import mpmath
+import numpy as np
+
+from symrope.errors import InternalError, UsageError
+
+#: Largest position the fast reference handles exactly (two 21-bit halves).
+MAX_POSITION = 2**41 - 1
+#: The error the audit promises for the fast reference (absolute, in cos and sin).
+REFERENCE_TOLERANCE = 2.5e-16
+
+_HALF_BITS = 21
+_CHUNK_BITS = 31
+_DEKKER_SPLITTER = 2.0**27 + 1.0
+_WORKING_PREC = 256  # bits for the turns, 2*pi and the interval sample
+
+
+def check_positions(positions) -> np.ndarray:
+    """Return ``positions`` as a 1-D int64 array, or raise UsageError naming the bad entry.
+
+    Parameters
+    ==========
+    positions : array_like
+        Non-negative integer token positions, at most ``MAX_POSITION``.
+
+    Examples
+    ========
+    >>> check_positions([0, 3, 15962]).tolist()
+    [0, 3, 15962]
+    >>> check_positions([1.5])
+    Traceback (most recent call last):
+    ...
+    symrope.errors.UsageError: position 1.5 is not an integer
+    """
+    array = np.asarray(positions)
+    if array.ndim != 1:
+        raise UsageError(f"positions must be a 1-D array, got shape {array.shape}")
+    if array.dtype.kind == "f":
+        bad = array[~np.isfinite(array) | (array != np.round(array))]
+        if bad.size:
+            raise UsageError(f"position {bad[0]!r} is not an integer")
+    elif array.dtype.kind not in "iub" and array.size:
+        raise UsageError(f"positions must be integers, got dtype {array.dtype}")
+    if array.size and (array.min() < 0):
+        raise UsageError(f"position {int(array.min())} is negative")
+    if array.size and (array.max() > MAX_POSITION):
+        raise UsageError(f"position {int(array.max())} exceeds the largest supported {MAX_POSITION}")
+    return array.astype(np.int64)
+
+
+def mp_cos_sin(position: int, omega, amplitude=1) -> tuple:
+    """Ground truth ``amplitude * (cos(p*omega), sin(p*omega))`` as mpmath numbers.
+
+    The working precision grows with the position, so the angle keeps at least 100 bits after
+    the integer turns are removed.
+
+    Parameters
+    ==========
+    position : int
+        Token position ``p >= 0``.
+    omega : mpmath.mpf
+        Angular frequency of the pair, as accurate as wanted.
+    amplitude : number
+        Attention factor multiplied into both components (1 unless YaRN/LongRoPE).
+
+    Examples
+    ========
+    >>> import mpmath
+    >>> c, s = mp_cos_sin(2**40, mpmath.mpf(1))
+    >>> print(mpmath.nstr(c, 15), mpmath.nstr(s, 15))
+    -0.0811698541004525 0.996700294911269
+    """
+    position = int(position)
+    with mpmath.workprec(max(_WORKING_PREC, 120 + position.bit_length())):
+        angle = position * mpmath.mpf(omega)
+        return amplitude * mpmath.cos(angle), amplitude * mpmath.sin(angle)
+
+
+def _double_double(value) -> tuple[float, float]:
+    high = float(value)
+    return high, float(value - high)
+
+
+def _split_turn(turn) -> tuple[float, float, float]:
+    """Split ``turn`` in [0, 1) into a 31-bit, a 31-bit and a float64 tail (all exact but the tail)."""
+    scale = mpmath.mpf(2) ** _CHUNK_BITS
+    first = mpmath.floor(turn * scale) / scale
+    rest = turn - first
+    second = mpmath.floor(rest * scale**2) / scale**2
+    chunks = (float(first), float(second), float(rest - second))
+    if float(first) != first or float(second) != second:
+        raise InternalError("a 31-bit chunk of a turn was not exact in float64")
+    return chunks
+
+
+@dataclass(frozen=True)
+class Certificate:
+    """What the interval check proved: ``max_error`` bounds the reference on ``points`` points."""
+
+    max_error: float
+    points: int
+    max_position: int
+    precision_bits: int
+
+    def holds(self, tolerance: float = REFERENCE_TOLERANCE) -> bool:
+        return self.max_error <= tolerance
+
+
+class Reference:
+    """Vectorised ``cos(p*omega_i)``, ``sin(p*omega_i)`` in float64, good to about 1.5e-16.
+
+    Parameters
+    ==========
+    omegas : sequence of mpmath.mpf
+        The pair frequencies, as exact as the schedule gives them (``inv_freq(config, "mpmath")``
+        at a high precision). A float64 array is accepted too (it is then the exact input).
+    precision_bits : int
+        mpmath precision at which ``omegas`` were computed; the interval check widens each omega by
+        ``2**(16 - precision_bits)`` relative (room for the schedule's few roundings).
+
+    Examples
+    ========
+    >>> import mpmath, numpy as np
+    >>> with mpmath.workprec(256):
+    ...     omegas = [mpmath.mpf(10000) ** (-mpmath.mpf(2 * i) / 8) for i in range(4)]
+    >>> reference = Reference(omegas)
+    >>> cos, sin, angle = reference.cos_sin(np.array([0, 1, 2**40]))
+    >>> cos.shape
+    (3, 4)
+    >>> float(cos[2, 0]), float(sin[2, 0])
+    (-0.08116985410045252, 0.9967002949112687)
+    >>> reference.certify([2**40 - 1, 12345]).holds()
+    True
+
+    References
+    ==========
+    .. [1] T. J. Dekker, "A floating-point technique for extending the available precision",
+       Numer. Math. 18 (1971).
+    .. [2] M. Payne, R. Hanek, "Radian reduction for trigonometric functions", SIGNUM Newsl. (1983).
+    """
+
+    def __init__(self, omegas, precision_bits: int = _WORKING_PREC):
+        if len(omegas) == 0:
+            raise UsageError("the schedule has no rotary pairs")
+        self.precision_bits = int(precision_bits)
+        with mpmath.workprec(_WORKING_PREC):
+            self.omegas = [mpmath.mpf(omega) for omega in omegas]
+            if any(not mpmath.isfinite(o) or o <= 0 for o in self.omegas):
+                raise UsageError("every rotary frequency must be finite and positive")
+            two_pi = 2 * mpmath.pi
+            self._two_pi = _double_double(two_pi)
+            high_chunks, low_chunks = [], []
+            for omega in self.omegas:
+                turn = mpmath.frac(omega / two_pi)            # multiplies the low 21-bit half
+                turn_high = mpmath.frac(turn * 2**_HALF_BITS)  # multiplies the high half
+                low_chunks.append(_split_turn(turn))
+                high_chunks.append(_split_turn(turn_high))
+        self._low = np.array(low_chunks).T    # (3, pairs)
+        self._high = np.array(high_chunks).T
+        pi_high = self._two_pi[0]
+        split = _DEKKER_SPLITTER * pi_high
+        self._pi_split = (split - (split - pi_high), pi_high - (split - (split - pi_high)))
+        self.omegas_float = np.array([float(o) for o in self.omegas])
+
+    @property
+    def pairs(self) -> int:
+        return len(self.omegas)
+
+    def reduced_angle(self, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``p*omega`` reduced to about ``[-pi, pi]`` as a double-double ``(high, low)``, each (n, pairs)."""
+        positions = np.asarray(positions, dtype=np.int64)
+        if positions.size and (positions.min() < 0 or positions.max() > MAX_POSITION):
+            raise UsageError(f"positions must lie in [0, {MAX_POSITION}]")
+        high_half = (positions >> _HALF_BITS).astype(np.float64)[:, None]
+        low_half = (positions & (2**_HALF_BITS - 1)).astype(np.float64)[:, None]
+        # Exact products of 21-bit halves and 31-bit chunks; their fractional parts are exact too.
+        whole = high_half * self._high[0]
+        whole -= np.rint(whole)
+        part = low_half * self._low[0]
+        part -= np.rint(part)
+        whole += part
+        whole -= np.rint(whole)                                 # exact, multiple of 2**-31
+        fine = high_half * self._high[1]
+        np.multiply(low_half, self._low[1], out=part)
+        fine += part                                             # exact: 53 bits at most
+        tail = high_half * self._high[2]
+        np.multiply(low_half, self._low[2], out=part)
+        tail += part                                             # below 2**-40, error ~2**-93
+        # Two-sum of whole + fine: the turn as a double-double (turn, turn_low).
+        turn = whole + fine
+        virtual = turn - whole
+        turn_low = (whole - (turn - virtual)) + (fine - virtual)
+        turn_low += tail
+        # Dekker's product with 2*pi, then the low parts of both factors.
+        pi_high, pi_low = self._two_pi
+        split_hi, split_lo = self._pi_split
+        scaled = _DEKKER_SPLITTER * turn
+        turn_hi = scaled - (scaled - turn)
+        turn_lo = turn - turn_hi
+        angle = pi_high * turn
+        error = split_hi * turn_hi - angle
+        error += split_hi * turn_lo
+        error += split_lo * turn_hi
+        error += split_lo * turn_lo
+        error += pi_high * turn_low
+        error += pi_low * turn
+        return angle, error
+
+    def cos_sin(self, positions: np.ndarray):
+        """Return ``(cos, sin, angle)``: float64 arrays (n, pairs); ``angle`` is ``p*omega`` reduced mod 2*pi."""
+        angle, angle_low = self.reduced_angle(positions)
+        cos = np.cos(angle)
+        sin = np.sin(angle)
+        # cos(a + e) = cos a - e sin a, sin(a + e) = sin a + e cos a; e < 4e-16 so e**2 vanishes.
+        cos_fixed = sin * angle_low
+        np.subtract(cos, cos_fixed, out=cos_fixed)
+        cos *= angle_low
+        sin += cos
+        angle += angle_low
+        return cos_fixed, sin, angle
+
+    def certify(self, positions, pairs=None) -> Certificate:
+        """Bound this reference's error at ``positions`` x ``pairs`` with mpmath interval arithmetic.
+
+        Each exact value ``cos(p*omega)`` is enclosed in an interval (``mpmath.iv``, with omega
+        itself widened by the schedule's rounding allowance); the certified error of a table entry
+        is the largest distance from it to either end of that interval.
+
+        Parameters
+        ==========
+        positions : sequence of int
+            Sample positions (put the largest positions audited in it).
+        pairs : sequence of int, optional
+            Pair indices to check; all pairs by default.
+
+        Returns
+        =======
+        Certificate
+        """
+        positions = check_positions(positions)
+        pairs = range(self.pairs) if pairs is None else list(pairs)
+        cos, sin, _ = self.cos_sin(positions)
+        iv = mpmath.iv
+        worst = mpmath.mpf(0)
+        widen = mpmath.mpf(2) ** (16 - self.precision_bits)
+        saved = iv.prec
+        try:
+            iv.prec = _WORKING_PREC
+            with mpmath.workprec(_WORKING_PREC):
+                omega_boxes = [iv.mpf([o * (1 - widen), o * (1 + widen)]) for o in self.omegas]
+                for row, position in enumerate(positions.tolist()):
+                    for pair in pairs:
+                        box = position * omega_boxes[pair]
+                        for exact, value in ((iv.cos(box), cos[row, pair]),
+                                             (iv.sin(box), sin[row, pair])):
+                            value = mpmath.mpf(float(value))
+                            low, high = mpmath.mpf(exact.a), mpmath.mpf(exact.b)
+                            worst = max(worst, abs(value - low), abs(value - high))
+        finally:
+            iv.prec = saved
+        return Certificate(max_error=float(mpmath.mpf(worst)), points=len(positions) * len(pairs),
+                           max_position=int(positions.max()) if positions.size else 0,
+                           precision_bits=_WORKING_PREC)
+
+
+def certification_sample(max_position: int, count: int = 24, seed: int = 0) -> np.ndarray:
+    """Positions for :meth:`Reference.certify`: the ends, powers of two, random log-spaced, and near 2**40.
+
+    Examples
+    ========
+    >>> sample = certification_sample(2**20 - 1, count=12)
+    >>> int(sample.min()), int(sample.max()) == 2**40
+    (0, True)
+    """
+    rng = np.random.default_rng(seed)
+    top = max(int(max_position), 1)
+    fixed = [0, 1, top, max(top - 1, 0), 2**40, 2**40 - 1, 2**40 - 7919]
+    randoms = np.exp(rng.uniform(0, np.log(top + 1), size=max(count - len(fixed), 0))).astype(np.int64)
+    return np.unique(np.concatenate([np.array(fixed, dtype=np.int64), randoms]))

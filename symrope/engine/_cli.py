@@ -1,0 +1,91 @@
+"""``symrope prove`` and ``symrope list``."""
+
+from __future__ import annotations
+
+import sys
+
+from symrope._cliutil import ArgumentParser, dump_json
+from symrope.errors import UsageError
+
+EXIT_PROVED, EXIT_REFUTED, EXIT_BAD_INPUT, EXIT_UNDECIDED = 0, 1, 2, 3
+
+
+def _parse_parameter(text: str) -> tuple[str, object]:
+    import sympy as sp
+
+    name, sep, value = text.partition("=")
+    if not sep or not name:
+        raise UsageError(f"--param takes NAME=VALUE, got {text!r}")
+    try:
+        return name, sp.sympify(value, strict=True)
+    except sp.SympifyError:
+        raise UsageError(f"--param {name}: cannot read {value!r} as a number or expression") from None
+
+
+def prove_main(argv: list[str]) -> int:
+    parser = ArgumentParser(prog="symrope prove", description="Prove built-in theorems.")
+    parser.add_argument("names", nargs="*", metavar="NAME", help="theorems (default: all)")
+    parser.add_argument("--json", action="store_true", help="print one JSON document")
+    parser.add_argument("--budget", type=float, default=60.0,
+                        help="seconds allowed for each theorem (default 60)")
+    parser.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
+                        help="override a parameter of the named theorems, e.g. --param d=4096")
+    args = parser.parse_args(argv)
+    if args.budget <= 0:
+        raise UsageError(f"--budget must be positive, got {args.budget}")
+    from symrope.theorems import builtin_theorems, get_theorem
+
+    builders = [get_theorem(n) for n in args.names] if args.names else \
+        list(builtin_theorems().values())
+    overrides = dict(_parse_parameter(p) for p in args.param)
+    reports = []
+    for builder in builders:
+        params = {k: v for k, v in overrides.items() if k in builder.defaults}
+        if args.names and set(overrides) - set(builder.defaults):
+            raise UsageError(f"theorem {builder.name} has no parameter(s) "
+                             f"{', '.join(sorted(set(overrides) - set(builder.defaults)))}")
+        report = builder.build(**params).prove(budget=args.budget)
+        reports.append(report)
+        if not args.json:
+            _print_row(report, first=len(reports) == 1)
+    if args.json:
+        dump_json({"theorems": [r.to_dict() for r in reports]})
+    else:
+        total = sum(r.seconds for r in reports)
+        proved = sum(r.proved for r in reports)
+        print(f"\n{proved}/{len(reports)} theorems proved in {total:.2f} s")
+        for report in reports:
+            if not report.proved:
+                print(report.explain(), file=sys.stderr)
+    verdicts = {r.verdict for r in reports}
+    if "refuted" in verdicts:
+        return EXIT_REFUTED
+    if "undecided" in verdicts:
+        return EXIT_UNDECIDED
+    return EXIT_PROVED
+
+
+def _print_row(report, first: bool) -> None:
+    if first:
+        print(f"{'theorem':<28} {'verdict':<10} {'checked':>7} {'cited':>5} {'time':>8}")
+        print("-" * 62)
+    print(f"{report.theorem.name:<28} {report.verdict:<10} {report.checked_steps:>7} "
+          f"{report.cited_lemmas:>5} {report.seconds:>7.2f}s", flush=True)
+
+
+def list_main(argv: list[str]) -> int:
+    parser = ArgumentParser(prog="symrope list", description="List the built-in theorems.")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    from symrope.theorems import builtin_theorems
+
+    theorems = builtin_theorems()
+    if args.json:
+        dump_json({"theorems": [{"name": b.name, "summary": b.summary,
+                                 "defaults": {k: str(v) for k, v in b.defaults.items()}}
+                                for b in theorems.values()]})
+        return 0
+    width = max((len(n) for n in theorems), default=10)
+    for builder in theorems.values():
+        print(f"{builder.name:<{width}}  {builder.summary}")
+    return 0

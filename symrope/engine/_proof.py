@@ -1,0 +1,272 @@
+"""Theorems as ordered steps: checked claims, definitions and cited lemmas.
+
+A :class:`Theorem` is *proved* when every checked step got the verdict it expects (usually
+``proved``; a step may instead expect ``refuted``, as when a theorem states that a claim is
+false and exhibits the counterexample). Cited lemmas (analytic facts the CAS cannot check)
+are named, referenced and counted apart from checked steps, never silently trusted.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import sympy as sp
+
+from symrope.errors import UsageError
+from symrope.engine._verdict import PROVED, REFUTED, UNDECIDED, Verdict
+from symrope.engine._verify import verify
+
+__all__ = ["Step", "Theorem", "ProofReport", "TheoremBuilder", "theorem", "BUILTIN",
+           "CHECKED", "DEFINITION", "CITED"]
+
+CHECKED, DEFINITION, CITED = "checked", "definition", "cited"
+DEFAULT_STEP_BUDGET = 10.0
+
+
+@dataclass
+class Step:
+    """One step of a proof.
+
+    ``kind`` is ``"checked"`` (``lhs = rhs`` decided by :func:`symrope.verify`),
+    ``"definition"`` (``lhs := rhs``, a name given to an expression) or ``"cited"`` (a lemma
+    taken from the literature, with its ``reference``). ``justification`` is the short human
+    reason rendered beside the step in derivations. ``display`` optionally gives LaTeX for the
+    two sides where the real objects are too large to print (a 4096x4096 block matrix).
+    """
+
+    kind: str
+    claim: str
+    justification: str
+    lhs: Any = None
+    rhs: Any = None
+    reference: str | None = None
+    expect: str = PROVED
+    assumptions: tuple = ()
+    budget: float | None = None
+    display: tuple[str, str] | None = None
+
+    def statement(self) -> str:
+        return self.claim
+
+
+@dataclass
+class StepResult:
+    step: Step
+    verdict: Verdict | None  # None for definitions and cited lemmas
+
+    @property
+    def ok(self) -> bool:
+        return self.verdict is None or self.verdict.status == self.step.expect
+
+    @property
+    def status(self) -> str:
+        if self.verdict is None:
+            return self.step.kind  # "definition" / "cited": nothing was decided
+        if self.ok:
+            return self.verdict.status
+        return self.verdict.status
+
+
+@dataclass
+class ProofReport:
+    """The outcome of :meth:`Theorem.prove`."""
+
+    theorem: "Theorem"
+    results: list[StepResult]
+    seconds: float
+
+    @property
+    def verdict(self) -> str:
+        checked = [r for r in self.results if r.verdict is not None]
+        if all(r.ok for r in checked):
+            return PROVED
+        # A step got the opposite of what it expects, with evidence (a counterexample or a proof).
+        if any(not r.ok and r.verdict.status != UNDECIDED for r in checked):
+            return REFUTED
+        return UNDECIDED
+
+    @property
+    def proved(self) -> bool:
+        return self.verdict == PROVED
+
+    @property
+    def checked_steps(self) -> int:
+        return sum(1 for r in self.results if r.step.kind == CHECKED)
+
+    @property
+    def cited_lemmas(self) -> int:
+        return sum(1 for r in self.results if r.step.kind == CITED)
+
+    @property
+    def definitions(self) -> int:
+        return sum(1 for r in self.results if r.step.kind == DEFINITION)
+
+    def failures(self) -> list[StepResult]:
+        return [r for r in self.results if not r.ok]
+
+    def to_dict(self) -> dict:
+        return {
+            "name": self.theorem.name,
+            "statement": self.theorem.statement,
+            "parameters": {k: str(v) for k, v in self.theorem.params.items()},
+            "verdict": self.verdict,
+            "checked_steps": self.checked_steps,
+            "cited_lemmas": self.cited_lemmas,
+            "steps": [
+                {"kind": r.step.kind,
+                 "verdict": r.verdict.status if r.verdict else r.step.kind,
+                 "expected": r.step.expect if r.step.kind == CHECKED else None,
+                 "claim": r.step.claim,
+                 "justification": r.step.justification,
+                 **({"reference": r.step.reference} if r.step.reference else {}),
+                 **({"evidence": r.verdict.to_dict()} if r.verdict else {})}
+                for r in self.results],
+            "seconds": round(self.seconds, 4),
+        }
+
+    def explain(self) -> str:
+        """Several lines: the verdict, then each step that did not get its expected verdict."""
+        lines = [f"{self.theorem.name}: {self.verdict} ({self.checked_steps} checked steps, "
+                 f"{self.cited_lemmas} cited lemmas, {self.seconds:.2f} s)"]
+        for r in self.failures():
+            lines.append(f"  step {r.step.claim!r} expected {r.step.expect}: {r.verdict.explain()}")
+        return "\n".join(lines)
+
+    __str__ = explain
+
+    def _latex(self, printer=None) -> str:
+        from symrope.latex import report_latex
+
+        return report_latex(self)
+
+    def _repr_latex_(self) -> str:
+        return f"$\\displaystyle {self._latex()}$"
+
+
+@dataclass
+class Theorem:
+    """A named statement with hypotheses and an ordered list of steps.
+
+    Build one, add steps with :meth:`define`, :meth:`check` and :meth:`cite`, then call
+    :meth:`prove`.
+
+    Examples
+    ========
+
+    >>> from sympy import symbols, cos, sin, Matrix
+    >>> from symrope.engine import Theorem
+    >>> phi, psi = symbols('phi psi', real=True)
+    >>> R = lambda a: Matrix([[cos(a), -sin(a)], [sin(a), cos(a)]])
+    >>> thm = Theorem("rotation_composition", "R(phi) R(psi) = R(phi + psi)")
+    >>> thm.define("R(a)", R(symbols('a')), "the 2x2 rotation by angle a")
+    >>> thm.check(R(phi) * R(psi), R(phi + psi), "angle addition formulas")
+    >>> report = thm.prove()
+    >>> report.verdict, report.checked_steps
+    ('proved', 1)
+    """
+
+    name: str
+    statement: str
+    hypotheses: list[str] = field(default_factory=list)
+    params: dict = field(default_factory=dict)
+    steps: list[Step] = field(default_factory=list)
+    statement_latex: str | None = None
+    summary: str | None = None
+
+    def define(self, name: str, value, justification: str, *, display: tuple | None = None) -> None:
+        """Record ``name := value`` (nothing to check: a definition introduces notation)."""
+        self.steps.append(Step(DEFINITION, f"{name} := {_short(value)}", justification,
+                               lhs=name, rhs=value, display=display))
+
+    def check(self, lhs, rhs, justification: str, *, claim: str | None = None,
+              assumptions=(), budget: float | None = None, expect: str = PROVED,
+              display: tuple | None = None) -> None:
+        """Add the claim ``lhs = rhs``, to be decided by :func:`symrope.verify`.
+
+        ``expect="refuted"`` states that the claim is *false*: the step succeeds only with a
+        counterexample.
+        """
+        if expect not in (PROVED, REFUTED):
+            raise UsageError(f"a step can expect 'proved' or 'refuted', not {expect!r}")
+        text = claim or f"{_short(lhs)} = {_short(rhs)}"
+        self.steps.append(Step(CHECKED, text, justification, lhs=lhs, rhs=rhs, expect=expect,
+                               assumptions=tuple(assumptions), budget=budget, display=display))
+
+    def cite(self, claim: str, reference: str, justification: str) -> None:
+        """Add an analytic fact the CAS cannot check, with its reference (counted separately)."""
+        if not reference:
+            raise UsageError(f"cited lemma {claim!r} needs a reference")
+        self.steps.append(Step(CITED, claim, justification, reference=reference))
+
+    def prove(self, budget: float | None = None, *, seed: int = 0) -> ProofReport:
+        """Decide every checked step; ``budget`` (seconds) bounds the whole theorem."""
+        start = time.monotonic()
+        results = []
+        for step in self.steps:
+            if step.kind != CHECKED:
+                results.append(StepResult(step, None))
+                continue
+            step_budget = step.budget or DEFAULT_STEP_BUDGET
+            if budget is not None:
+                step_budget = min(step_budget, max(budget - (time.monotonic() - start), 0.05))
+            verdict = verify(step.lhs, step.rhs, assumptions=step.assumptions,
+                             budget=step_budget, seed=seed)
+            results.append(StepResult(step, verdict))
+        return ProofReport(self, results, time.monotonic() - start)
+
+    def _latex(self, printer=None) -> str:
+        from symrope.latex import theorem_latex
+
+        return theorem_latex(self)
+
+    def _repr_latex_(self) -> str:
+        return f"$\\displaystyle {self._latex()}$"
+
+
+def _short(value, limit: int = 120) -> str:
+    if isinstance(value, (sp.MatrixBase, sp.MatrixExpr)) and getattr(value, "shape", (0, 0))[0] > 8:
+        return f"<{value.shape[0]}x{value.shape[1]} {type(value).__name__}>"
+    text = sp.sstr(value) if isinstance(value, sp.Basic) else str(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+@dataclass(frozen=True)
+class TheoremBuilder:
+    """A parametric theorem of the built-in library: ``build(**params) -> Theorem``."""
+
+    name: str
+    summary: str
+    build_function: Callable[..., Theorem]
+    defaults: dict
+    grid: dict  # parameter name -> values the proof suite instantiates
+
+    def build(self, **params) -> Theorem:
+        unknown = set(params) - set(self.defaults)
+        if unknown:
+            raise UsageError(f"theorem {self.name} has no parameter(s) {', '.join(sorted(unknown))}"
+                             f" (it takes: {', '.join(self.defaults) or 'none'})")
+        merged = {**self.defaults, **params}
+        result = self.build_function(**merged)
+        result.params = merged
+        result.summary = result.summary or self.summary
+        return result
+
+
+BUILTIN: dict[str, TheoremBuilder] = {}
+
+
+def theorem(name: str, summary: str, *, grid: dict | None = None, **defaults):
+    """Register a parametric theorem builder in the built-in library.
+
+    ``defaults`` are the parameters ``symrope prove NAME`` uses; ``grid`` the values the proof
+    suite instantiates (each list is one axis of a product).
+    """
+    def register(function):
+        if name in BUILTIN:
+            raise ValueError(f"theorem {name!r} registered twice")
+        BUILTIN[name] = TheoremBuilder(name, summary, function, dict(defaults), dict(grid or {}))
+        return function
+
+    return register

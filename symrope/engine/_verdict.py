@@ -1,0 +1,103 @@
+"""The result of deciding one claim: ``proved``, ``refuted`` (with a counterexample) or ``undecided``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import sympy as sp
+
+__all__ = ["Verdict", "PROVED", "REFUTED", "UNDECIDED"]
+
+PROVED, REFUTED, UNDECIDED = "proved", "refuted", "undecided"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What :func:`symrope.verify` decided about ``lhs = rhs``.
+
+    Attributes
+    ==========
+
+    status : str
+        Exactly one of ``"proved"`` (the difference was reduced to a literal zero by
+        ``method``), ``"refuted"`` (``counterexample`` is an exact point where the difference
+        is clearly nonzero at 30 and at 60 digits) or ``"undecided"`` (``reason`` says why).
+    counterexample : dict or None
+        Exact values of the free symbols (and matrices for matrix symbols), only when refuted.
+    difference : tuple or None
+        ``(|lhs - rhs| at 30 digits, at 60 digits)`` at the counterexample, as strings.
+    entry : tuple or None
+        The matrix entry (or block, row, column) where a matrix claim fails.
+    """
+
+    status: str
+    lhs: Any
+    rhs: Any
+    method: str | None = None
+    counterexample: dict | None = None
+    difference: tuple | None = None
+    entry: tuple | None = None
+    reason: str | None = None
+    seconds: float = 0.0
+    cross_checks: int = 0
+    details: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        if self.status not in (PROVED, REFUTED, UNDECIDED):
+            raise ValueError(f"unknown verdict status {self.status!r}")
+        if self.status == REFUTED and not self.counterexample and self.counterexample != {}:
+            raise ValueError("a refutation needs a counterexample")
+
+    @property
+    def proved(self) -> bool:
+        return self.status == PROVED
+
+    @property
+    def refuted(self) -> bool:
+        return self.status == REFUTED
+
+    @property
+    def undecided(self) -> bool:
+        return self.status == UNDECIDED
+
+    def explain(self) -> str:
+        """One line: the verdict and its evidence."""
+        if self.status == PROVED:
+            return f"proved ({self.method}; {self.cross_checks} numeric cross-checks agree)"
+        if self.status == REFUTED:
+            point = ", ".join(f"{k} = {_show(v)}" for k, v in self.counterexample.items())
+            where = f" at entry {self.entry}" if self.entry is not None else ""
+            gap = f"; |lhs - rhs| = {self.difference[1]}" if self.difference else ""
+            return f"refuted{where} at {point or 'any point'}{gap}"
+        return f"undecided: {self.reason}"
+
+    def to_dict(self) -> dict:
+        return {
+            "verdict": self.status,
+            "claim": f"{sp.sstr(self.lhs)} = {sp.sstr(self.rhs)}",
+            "method": self.method,
+            "counterexample": None if self.counterexample is None else
+            {str(k): _show(v) for k, v in self.counterexample.items()},
+            "difference": list(self.difference) if self.difference else None,
+            "entry": list(self.entry) if self.entry is not None else None,
+            "reason": self.reason,
+            "seconds": round(self.seconds, 4),
+        }
+
+    def __str__(self) -> str:
+        return self.explain()
+
+    def _latex(self, printer=None) -> str:
+        from symrope.latex import verdict_latex
+
+        return verdict_latex(self)
+
+    def _repr_latex_(self) -> str:
+        return f"$\\displaystyle {self._latex()}$"
+
+
+def _show(value) -> str:
+    if isinstance(value, sp.MatrixBase):
+        return sp.sstr(value.tolist())
+    return sp.sstr(value)

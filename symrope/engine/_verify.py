@@ -1,0 +1,378 @@
+"""``verify``: decide an identity between SymPy expressions or matrices, honestly.
+
+The order of work:
+
+1. normalise both sides (block matrices are collapsed and compared block by block, so a
+   block-diagonal claim costs time linear in the number of blocks);
+2. *probe*: evaluate the difference at a few exact random points; a value that is clearly
+   nonzero at 30 and at 60 digits refutes the claim, with that point as the counterexample;
+3. *prove*: try assumption-respecting rewrites until the difference is a literal zero; entries
+   that are the same expression up to constants (one template per RoPE frequency, say) are
+   proved once, for symbolic constants;
+4. *cross-check* every proof numerically at fresh points: a disagreement is an
+   :class:`~symrope.errors.InternalError`, raised, never swallowed.
+
+Anything else is ``undecided``, with the reason. The whole call respects its time budget.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import random
+import time
+from dataclasses import dataclass, field
+
+import sympy as sp
+
+from symrope.errors import InternalError, UsageError
+from symrope.engine._deadline import BudgetExhausted, deadline, signals_available
+from symrope.engine._sampling import evaluate, sample_point
+from symrope.engine._strategies import (_MATRIX_STRATEGIES, STRATEGIES, abstract_constants,
+                                        is_literal_zero)
+from symrope.engine._verdict import PROVED, REFUTED, UNDECIDED, Verdict
+
+__all__ = ["verify"]
+
+_PROBE_POINTS = 3          # random points tried per entry before any rewriting
+_FALLBACK_PROBE_POINTS = 6  # more points for entries no rewrite could settle
+_CROSS_CHECK_POINTS = 2
+_CROSS_CHECK_ENTRIES = 6
+_EXPLICIT_LIMIT = 64 * 64   # larger explicit matrices must come as block matrices
+
+
+def verify(lhs, rhs, *, assumptions=None, budget: float = 10.0, seed: int = 0) -> Verdict:
+    """Decide whether ``lhs = rhs`` holds for every value of the free symbols.
+
+    Parameters
+    ==========
+
+    lhs, rhs : SymPy expressions, matrices (explicit, block or symbolic) or numbers
+        The two sides. Both scalar or both matrices of the same shape.
+    assumptions : iterable, optional
+        Hypotheses. An ``Eq(a, b)`` (or a pair ``(a, b)``) is used as the rewrite ``a -> b``
+        before deciding, so the verdict is conditional on it. Assumptions about single symbols
+        belong on the symbols themselves (``Symbol('x', positive=True)``): sampling respects them.
+    budget : float
+        Seconds. Past it the verdict is ``undecided``; the call returns within ``budget + 1``.
+    seed : int
+        Seed of the random points, so verdicts are reproducible.
+
+    Returns
+    =======
+
+    Verdict
+        ``proved`` only when the difference was rewritten to a literal zero; ``refuted`` only
+        with an exact counterexample checked at two precisions; otherwise ``undecided``.
+
+    Examples
+    ========
+
+    >>> from sympy import symbols, sin, cos, sqrt
+    >>> from symrope import verify
+    >>> a, b = symbols('a b', real=True)
+    >>> verify(cos(a + b), cos(a)*cos(b) - sin(a)*sin(b)).status
+    'proved'
+    >>> wrong = verify(cos(a + b), cos(a)*cos(b) + sin(a)*sin(b))
+    >>> wrong.status, sorted(map(str, wrong.counterexample))
+    ('refuted', ['a', 'b'])
+    >>> x = symbols('x', real=True)
+    >>> verify(sqrt(x**2), x).status
+    'refuted'
+
+    References
+    ==========
+
+    .. [1] Principle 1 of symrope's design: numeric agreement is evidence, never a proof.
+    """
+    if budget <= 0:
+        raise UsageError(f"budget must be positive, got {budget}")
+    lhs, rhs = _normalise(lhs), _normalise(rhs)
+    rewrites = _rewrites(assumptions)
+    if rewrites:
+        lhs, rhs = lhs.xreplace(rewrites), rhs.xreplace(rewrites)
+    _check_shapes(lhs, rhs)
+    if signals_available():
+        return _verify_here(lhs, rhs, budget, seed)
+    return _verify_in_child(lhs, rhs, budget, seed)
+
+
+def _normalise(side):
+    if isinstance(side, sp.MatrixBase):
+        return sp.ImmutableMatrix(side)
+    if isinstance(side, (list, tuple)):
+        return sp.ImmutableMatrix(side)
+    try:
+        return sp.sympify(side, strict=True)
+    except sp.SympifyError as error:
+        raise UsageError(f"cannot read {side!r} as a SymPy expression: {error}") from None
+
+
+def _rewrites(assumptions) -> dict:
+    rewrites = {}
+    for hypothesis in assumptions or ():
+        if isinstance(hypothesis, sp.Equality):
+            rewrites[hypothesis.lhs] = hypothesis.rhs
+        elif isinstance(hypothesis, tuple) and len(hypothesis) == 2:
+            rewrites[_normalise(hypothesis[0])] = _normalise(hypothesis[1])
+        else:
+            raise UsageError(f"an assumption must be Eq(a, b) or a pair (a, b), got {hypothesis!r}")
+    return rewrites
+
+
+def _shape(side):
+    return side.shape if isinstance(side, (sp.MatrixBase, sp.MatrixExpr)) else None
+
+
+def _check_shapes(lhs, rhs) -> None:
+    left, right = _shape(lhs), _shape(rhs)
+    if left != right:
+        raise UsageError(f"the two sides have different shapes: {left or 'scalar'} and "
+                         f"{right or 'scalar'}")
+
+
+def _verify_in_child(lhs, rhs, budget, seed) -> Verdict:
+    """Off the main thread no signal can interrupt SymPy: decide in a child killed at the deadline."""
+    try:
+        context = multiprocessing.get_context("fork")
+    except ValueError:  # pragma: no cover - platforms without fork: cooperative budget only
+        return _verify_here(lhs, rhs, budget, seed)
+    receiver, sender = context.Pipe(duplex=False)
+    child = context.Process(target=_child_main, args=(sender, lhs, rhs, budget, seed), daemon=True)
+    start = time.monotonic()
+    child.start()
+    sender.close()
+    outcome = receiver.recv() if receiver.poll(budget + 0.5) else None
+    child.join(0.2)
+    if child.is_alive():
+        child.kill()
+    if outcome is None:
+        return Verdict(UNDECIDED, lhs, rhs, reason=f"time budget of {budget:g} s exhausted",
+                       seconds=time.monotonic() - start)
+    if isinstance(outcome, BaseException):
+        raise outcome
+    return outcome
+
+
+def _child_main(sender, lhs, rhs, budget, seed):  # pragma: no cover - runs in a forked child
+    try:
+        sender.send(_verify_here(lhs, rhs, budget, seed))
+    except BaseException as error:  # the parent re-raises it
+        sender.send(error)
+
+
+@dataclass
+class _Entry:
+    """One scalar sub-claim: an entry of a matrix claim, with where it sits."""
+
+    where: tuple | None
+    lhs: object
+    rhs: object
+    verdict: str = UNDECIDED
+    method: str | None = None
+    template_key: str | None = None
+
+
+@dataclass
+class _Run:
+    lhs: object
+    rhs: object
+    budget: float
+    rng: random.Random
+    start: float = field(default_factory=time.monotonic)
+
+    def elapsed(self) -> float:
+        return time.monotonic() - self.start
+
+
+def _verify_here(lhs, rhs, budget, seed) -> Verdict:
+    run = _Run(lhs, rhs, budget, random.Random(seed))
+    try:
+        with deadline(budget) as clock:
+            verdict = _decide(run, clock)
+    except BudgetExhausted:
+        return Verdict(UNDECIDED, lhs, rhs, reason=f"time budget of {budget:g} s exhausted "
+                       "before the difference reduced to zero or a counterexample was found",
+                       seconds=run.elapsed())
+    return verdict
+
+
+def _decide(run: _Run, clock) -> Verdict:
+    lhs, rhs = run.lhs, run.rhs
+    if _has_symbolic_matrices(lhs) or _has_symbolic_matrices(rhs):
+        return _decide_matrix_algebra(run, clock)
+    entries = _split(lhs, rhs)
+    pending = [e for e in entries if not is_literal_zero(sp.expand(e.lhs - e.rhs)
+                                                          if e.lhs.is_number and e.rhs.is_number
+                                                          else e.lhs - e.rhs)]
+    for entry in entries:
+        if entry not in pending:
+            entry.verdict, entry.method = PROVED, "identical"
+    # Probe each distinct template once (cheap), then prove templates, then fall back.
+    groups: dict[str, list[_Entry]] = {}
+    templates: dict[str, object] = {}
+    for entry in pending:
+        template, key = abstract_constants(entry.lhs - entry.rhs)
+        entry.template_key = key
+        groups.setdefault(key, []).append(entry)
+        templates.setdefault(key, template)
+    for members in groups.values():
+        refutation = _probe(run, members[0], _PROBE_POINTS)
+        if refutation:
+            return refutation
+    for key, members in groups.items():
+        clock.check()
+        method = _rewrite_to_zero(templates[key], clock)
+        if method:
+            for entry in members:
+                entry.verdict = PROVED
+                entry.method = method if len(members) == 1 else f"{method}, one template for " \
+                    f"{len(members)} entries with symbolic constants"
+    for entry in pending:
+        if entry.verdict == PROVED:
+            continue
+        refutation = _probe(run, entry, _FALLBACK_PROBE_POINTS)
+        if refutation:
+            return refutation
+        method = _rewrite_to_zero(entry.lhs - entry.rhs, clock)
+        if method:
+            entry.verdict, entry.method = PROVED, method
+    undecided = [e for e in entries if e.verdict != PROVED]
+    if undecided:
+        where = f" (entry {undecided[0].where})" if undecided[0].where is not None else ""
+        return Verdict(UNDECIDED, lhs, rhs, entry=undecided[0].where, seconds=run.elapsed(),
+                       reason=f"no rewrite reduced the difference to zero{where}; it agreed "
+                              "numerically at every sampled point, which is evidence, not proof")
+    checks = _cross_check(run, entries)
+    methods = sorted({e.method for e in entries if e.method})
+    return Verdict(PROVED, lhs, rhs, method="; ".join(methods) or "identical",
+                   seconds=run.elapsed(), cross_checks=checks,
+                   details={"entries": len(entries), "templates": len(groups)})
+
+
+def _has_symbolic_matrices(side) -> bool:
+    return isinstance(side, sp.Basic) and bool(side.atoms(sp.MatrixSymbol))
+
+
+def _split(lhs, rhs) -> list[_Entry]:
+    """Scalar sub-claims: one per entry, or per entry of each diagonal block."""
+    if not isinstance(lhs, (sp.MatrixBase, sp.MatrixExpr)):
+        return [_Entry(None, lhs, rhs)]
+    left, right = _collapse(lhs), _collapse(rhs)
+    if isinstance(left, sp.BlockDiagMatrix) and isinstance(right, sp.BlockDiagMatrix) and \
+            [b.shape for b in left.diag] == [b.shape for b in right.diag]:
+        entries = []
+        for k, (a, b) in enumerate(zip(left.diag, right.diag)):
+            a, b = sp.ImmutableMatrix(a.as_explicit()), sp.ImmutableMatrix(b.as_explicit())
+            rows, cols = a.shape
+            entries += [_Entry((k, i, j), a[i, j], b[i, j]) for i in range(rows) for j in range(cols)]
+        return entries
+    rows, cols = lhs.shape
+    if rows * cols > _EXPLICIT_LIMIT:
+        raise UsageError(f"a {rows}x{cols} claim is too large to compare entry by entry; "
+                         "state it with BlockDiagMatrix so it is decided block by block")
+    left, right = sp.ImmutableMatrix(left.as_explicit()), sp.ImmutableMatrix(right.as_explicit())
+    return [_Entry((i, j), left[i, j], right[i, j]) for i in range(rows) for j in range(cols)]
+
+
+def _collapse(side):
+    if isinstance(side, sp.MatrixExpr) and side.has(sp.BlockMatrix):
+        return sp.block_collapse(side)
+    return side
+
+
+def _probe(run: _Run, entry: _Entry, points: int) -> Verdict | None:
+    for attempt in range(points):
+        point = sample_point(entry.lhs - entry.rhs, run.rng, attempt)
+        try:
+            (evaluation,) = evaluate(entry.lhs, entry.rhs, point)
+        except (ZeroDivisionError, ValueError, TypeError):
+            continue  # undefined at this point (a pole): try another
+        if evaluation.clearly_nonzero:
+            full_point = _complete_point(run, point)
+            return Verdict(REFUTED, run.lhs, run.rhs, counterexample=full_point,
+                           difference=(sp.sstr(sp.Float(evaluation.low, 6)),
+                                       sp.sstr(sp.Float(evaluation.high, 6))),
+                           entry=entry.where, seconds=run.elapsed(),
+                           method="exact counterexample, |difference| agrees at 30 and 60 digits")
+    return None
+
+
+def _complete_point(run: _Run, point: dict) -> dict:
+    """Give every free symbol of the whole claim a value, so the counterexample is complete."""
+    missing = sample_point(_free_part(run.lhs, run.rhs), run.rng)
+    missing.update(point)
+    return dict(sorted(missing.items(), key=lambda kv: str(kv[0])))
+
+
+def _free_part(lhs, rhs):
+    symbols = set()
+    for side in (lhs, rhs):
+        symbols |= getattr(side, "free_symbols", set())
+    return sp.Tuple(*[s for s in symbols if isinstance(s, sp.Symbol)])
+
+
+def _rewrite_to_zero(difference, clock, strategies=STRATEGIES) -> str | None:
+    for name, strategy in strategies:
+        clock.check()
+        try:
+            if is_literal_zero(strategy(difference)):
+                return name
+        except (TypeError, ValueError, NotImplementedError, AttributeError, RecursionError,
+                sp.PolynomialError):
+            continue  # this rewrite does not apply to the expression; others may
+    return None
+
+
+def _cross_check(run: _Run, entries: list[_Entry]) -> int:
+    """Re-evaluate proved entries at fresh points; a clear disagreement is a bug in symrope."""
+    checks = 0
+    sample = run.rng.sample(entries, min(len(entries), _CROSS_CHECK_ENTRIES))
+    for entry in sample:
+        for attempt in range(_CROSS_CHECK_POINTS):
+            point = sample_point(entry.lhs - entry.rhs, run.rng, attempt + 10)
+            try:
+                (evaluation,) = evaluate(entry.lhs, entry.rhs, point)
+            except (ZeroDivisionError, ValueError, TypeError):
+                continue
+            if evaluation.low is None:
+                continue
+            if not evaluation.negligible:
+                raise InternalError(
+                    f"symrope proved {sp.sstr(entry.lhs)} = {sp.sstr(entry.rhs)} "
+                    f"({entry.method}) but the difference is {evaluation.low} at {point}")
+            checks += 1
+    return checks
+
+
+def _decide_matrix_algebra(run: _Run, clock) -> Verdict:
+    """Claims about symbolic (noncommutative) matrices: matrix algebra, random integer matrices."""
+    difference = run.lhs - run.rhs
+    for attempt in range(_FALLBACK_PROBE_POINTS):
+        point = sample_point(difference, run.rng, attempt)
+        try:
+            evaluations = evaluate(run.lhs, run.rhs, point)
+        except (ZeroDivisionError, ValueError, TypeError):
+            continue
+        for evaluation in evaluations:
+            if evaluation.clearly_nonzero:
+                return Verdict(REFUTED, run.lhs, run.rhs, counterexample=point,
+                               difference=(sp.sstr(sp.Float(evaluation.low, 6)),
+                                           sp.sstr(sp.Float(evaluation.high, 6))),
+                               entry=evaluation.entry, seconds=run.elapsed(),
+                               method="random integer matrices; |difference| agrees at 30 and 60 "
+                                      "digits")
+    method = _rewrite_to_zero(difference, clock, _MATRIX_STRATEGIES)
+    if not method:
+        return Verdict(UNDECIDED, run.lhs, run.rhs, seconds=run.elapsed(),
+                       reason="matrix algebra did not reduce the difference to zero; random "
+                              "matrices agree, which is evidence, not proof")
+    checks = 0
+    for attempt in range(_CROSS_CHECK_POINTS):
+        point = sample_point(difference, run.rng, attempt + 10)
+        evaluations = evaluate(run.lhs, run.rhs, point)
+        if not all(e.negligible for e in evaluations if e.low is not None):
+            raise InternalError(f"symrope proved {difference} = 0 ({method}) but random matrices "
+                                f"{point} disagree")
+        checks += 1
+    return Verdict(PROVED, run.lhs, run.rhs, method=method, seconds=run.elapsed(),
+                   cross_checks=checks)

@@ -1,0 +1,303 @@
+"""Number-system contexts: the schedule formulas are written once against one of these.
+
+Each context supplies *scalars* (the config's numbers and everything HF computes with Python's
+``math``) and *vectors* (one entry per frequency pair: what HF computes as a torch tensor).
+Arithmetic uses Python operators on both; the few operations operators cannot express
+(``log``, ``where``, ``clamp``, ...) are methods here. This is mpmath's own design (one function
+body, several number systems) carried over to numpy-shaped code.
+
+* ``float64`` -- scalars are Python floats, vectors ``numpy.float64`` arrays.
+* ``float32`` -- scalars are Python floats (as in HF, whose scalar maths is Python's), vectors
+  ``numpy.float32`` arrays with torch's float32 semantics: every vector operation rounds to
+  float32, and ``scalar / vector`` is ``reciprocal(vector) * scalar`` as ``Tensor.__rtruediv__``
+  does. This reproduces the ``inv_freq`` buffer a framework actually holds.
+* ``mpmath`` -- scalars ``mpf`` at the current ``mp.prec``, vectors object arrays of ``mpf``.
+* ``sympy`` -- exact SymPy expressions (config values may be ``Symbol``), vectors object arrays;
+  data-dependent branches become ``Piecewise``.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from symrope.errors import UsageError
+
+
+class _FloatContext:
+    """Python-float scalars, numpy vectors of one dtype."""
+
+    def __init__(self, name: str, vector_dtype: type):
+        self.name = name
+        self.vector_dtype = np.dtype(vector_dtype)
+        self.pi = math.pi
+
+    def __repr__(self) -> str:
+        return f"<schedule context {self.name}>"
+
+    # --- scalars -------------------------------------------------------------------------------
+    def scalar(self, value: Any) -> float:
+        if _is_symbolic(value):
+            raise UsageError(f"a symbolic value {value} needs ctx='sympy', not {self.name!r}")
+        return float(value)
+
+    def ratio(self, numerator: int, denominator: int) -> float:
+        return numerator / denominator
+
+    def log(self, x):
+        return self._elementwise(np.log, math.log, x)
+
+    def sqrt(self, x):
+        return self._elementwise(np.sqrt, math.sqrt, x)
+
+    def floor(self, x) -> int:
+        return math.floor(x)
+
+    def ceil(self, x) -> int:
+        return math.ceil(x)
+
+    def smaller(self, a, b):
+        return min(a, b)
+
+    def larger(self, a, b):
+        return max(a, b)
+
+    def if_else(self, condition, if_true, if_false):
+        return if_true if condition else if_false
+
+    # --- vectors -------------------------------------------------------------------------------
+    def arange(self, start: int, stop: int, step: int = 1) -> np.ndarray:
+        return np.arange(start, stop, step, dtype=np.int64).astype(self.vector_dtype)
+
+    def vector(self, values) -> np.ndarray:
+        return np.asarray([float(v) for v in values], dtype=np.float64).astype(self.vector_dtype)
+
+    def power(self, base, exponent: np.ndarray) -> np.ndarray:
+        return np.power(self.vector_dtype.type(base), exponent)
+
+    def divide_scalar_by(self, scalar, vector: np.ndarray) -> np.ndarray:
+        if self.vector_dtype == np.float32:
+            # torch's Tensor.__rtruediv__ is reciprocal(self) * other: two roundings.
+            return np.reciprocal(vector) * scalar
+        return scalar / vector
+
+    def where(self, condition, if_true, if_false) -> np.ndarray:
+        return np.where(condition, if_true, if_false).astype(self.vector_dtype)
+
+    def clamp(self, vector: np.ndarray, low, high) -> np.ndarray:
+        return np.clip(vector, low, high).astype(self.vector_dtype)
+
+    def logical_and(self, a, b):
+        return np.logical_and(a, b)
+
+    def logical_not(self, a):
+        return np.logical_not(a)
+
+    def finish(self, vector) -> np.ndarray:
+        return np.asarray(vector, dtype=self.vector_dtype)
+
+    def finish_scalar(self, value) -> float:
+        return float(value)
+
+    def _elementwise(self, numpy_function, math_function, x):
+        if isinstance(x, np.ndarray):
+            return numpy_function(x).astype(self.vector_dtype)
+        return math_function(x)
+
+
+class _ObjectContext:
+    """Scalars of some exact or multiprecision number type, vectors as numpy object arrays."""
+
+    name = "object"
+
+    def __repr__(self) -> str:
+        return f"<schedule context {self.name}>"
+
+    def arange(self, start: int, stop: int, step: int = 1) -> np.ndarray:
+        return self._array([self.scalar(k) for k in range(start, stop, step)])
+
+    def vector(self, values) -> np.ndarray:
+        return self._array([self.scalar(v) for v in values])
+
+    def power(self, base, exponent: np.ndarray) -> np.ndarray:
+        return self._array([base ** e for e in exponent])
+
+    def divide_scalar_by(self, scalar, vector: np.ndarray) -> np.ndarray:
+        return self._array([scalar / v for v in vector])
+
+    def log(self, x):
+        return self._map(self._log, x)
+
+    def sqrt(self, x):
+        return self._map(self._sqrt, x)
+
+    def where(self, condition, if_true, if_false) -> np.ndarray:
+        n = len(condition)
+        true_values = _broadcast(if_true, n)
+        false_values = _broadcast(if_false, n)
+        return self._array([self.if_else(c, t, f)
+                            for c, t, f in zip(condition, true_values, false_values)])
+
+    def clamp(self, vector: np.ndarray, low, high) -> np.ndarray:
+        return self._array([self.smaller(self.larger(v, low), high) for v in vector])
+
+    def logical_and(self, a, b):
+        return self._array([self._and(x, y) for x, y in zip(a, b)])
+
+    def logical_not(self, a):
+        return self._array([self._not(x) for x in a])
+
+    def finish(self, vector) -> list:
+        return list(vector)
+
+    def finish_scalar(self, value):
+        return value
+
+    def _map(self, function, x):
+        if isinstance(x, np.ndarray):
+            return self._array([function(v) for v in x])
+        return function(x)
+
+    @staticmethod
+    def _array(items) -> np.ndarray:
+        array = np.empty(len(items), dtype=object)
+        array[:] = items
+        return array
+
+
+class _MpmathContext(_ObjectContext):
+    name = "mpmath"
+
+    def __init__(self):
+        import mpmath
+
+        self._mp = mpmath.mp
+
+    @property
+    def pi(self):
+        return self._mp.pi
+
+    def scalar(self, value: Any):
+        if _is_symbolic(value):
+            raise UsageError(f"a symbolic value {value} needs ctx='sympy', not 'mpmath'")
+        return self._mp.mpf(value)
+
+    def ratio(self, numerator: int, denominator: int):
+        return self._mp.mpf(numerator) / denominator
+
+    def _log(self, x):
+        return self._mp.log(x)
+
+    def _sqrt(self, x):
+        return self._mp.sqrt(x)
+
+    def floor(self, x) -> int:
+        return int(self._mp.floor(x))
+
+    def ceil(self, x) -> int:
+        return int(self._mp.ceil(x))
+
+    def smaller(self, a, b):
+        return min(a, b)
+
+    def larger(self, a, b):
+        return max(a, b)
+
+    def if_else(self, condition, if_true, if_false):
+        return if_true if condition else if_false
+
+    @staticmethod
+    def _and(x, y):
+        return bool(x) and bool(y)
+
+    @staticmethod
+    def _not(x):
+        return not bool(x)
+
+
+class _SympyContext(_ObjectContext):
+    name = "sympy"
+
+    def __init__(self):
+        import sympy
+
+        self._sp = sympy
+        self.pi = sympy.pi
+
+    def scalar(self, value: Any):
+        sp = self._sp
+        if isinstance(value, sp.Basic):
+            return value
+        if isinstance(value, bool):
+            return sp.Integer(int(value))
+        if isinstance(value, int):
+            return sp.Integer(value)
+        if isinstance(value, Fraction):
+            return sp.Rational(value.numerator, value.denominator)
+        # A float is the binary number the config holds: exact, and equal to what mpmath reads.
+        return sp.Rational(float(value))
+
+    def ratio(self, numerator: int, denominator: int):
+        return self._sp.Rational(numerator, denominator)
+
+    def _log(self, x):
+        return self._sp.log(x)
+
+    def _sqrt(self, x):
+        return self._sp.sqrt(x)
+
+    def floor(self, x):
+        return self._sp.floor(x)
+
+    def ceil(self, x):
+        return self._sp.ceiling(x)
+
+    def smaller(self, a, b):
+        return self._sp.Min(a, b)
+
+    def larger(self, a, b):
+        return self._sp.Max(a, b)
+
+    def if_else(self, condition, if_true, if_false):
+        sp = self._sp
+        if condition is True or condition is sp.true:
+            return if_true
+        if condition is False or condition is sp.false:
+            return if_false
+        return sp.Piecewise((if_true, condition), (if_false, True))
+
+    def _and(self, x, y):
+        return self._sp.And(x, y)
+
+    def _not(self, x):
+        return self._sp.Not(x)
+
+
+def _broadcast(value, n: int):
+    if isinstance(value, np.ndarray):
+        return value
+    return [value] * n
+
+
+def _is_symbolic(value: Any) -> bool:
+    return type(value).__module__.startswith("sympy")
+
+
+_FACTORIES = {
+    "float64": lambda: _FloatContext("float64", np.float64),
+    "float32": lambda: _FloatContext("float32", np.float32),
+    "mpmath": _MpmathContext,
+    "sympy": _SympyContext,
+}
+
+CONTEXT_NAMES = tuple(_FACTORIES)
+
+
+def get_context(name: str):
+    """Return the number-system context called ``name`` (one of :data:`CONTEXT_NAMES`)."""
+    if not isinstance(name, str) or name not in _FACTORIES:
+        raise UsageError(f"unknown schedule context {name!r} (one of: {', '.join(CONTEXT_NAMES)})")
+    return _FACTORIES[name]()
