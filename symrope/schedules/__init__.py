@@ -1,0 +1,20 @@
+"""Frequency schedules of rotary position embeddings, written once for several number systems.
+
+The formulas of HF transformers' rope types (default, linear, dynamic NTK, YaRN, llama3,
+LongRoPE, partial rotary) evaluated exactly (SymPy), at any precision (mpmath), in float64,
+and with a framework's float32 semantics. See ``README.md`` in this folder.
+"""
+
+from symrope.schedules._config import ROPE_TYPES, RopeConfig, llama31_8b
+from symrope.schedules._contexts import CONTEXT_NAMES, get_context
+from symrope.schedules._formulas import attention_factor, inv_freq
+
+__all__ = [
+    "CONTEXT_NAMES",
+    "ROPE_TYPES",
+    "RopeConfig",
+    "attention_factor",
+    "get_context",
+    "inv_freq",
+    "llama31_8b",
+]

@@ -1,0 +1,311 @@
+"""``RopeConfig``: which frequencies a model's RoPE uses, read from an HF config dict, a file or flags."""
+
+from __future__ import annotations
+
+import json
+import math
+import numbers
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from symrope.errors import UsageError
+
+ROPE_TYPES = ("default", "linear", "dynamic", "yarn", "llama3", "longrope")
+
+# Older configs spell some types differently; transformers reads them as these.
+_ROPE_TYPE_ALIASES = {"su": "longrope"}
+
+# Types whose formula needs the pre-training context length (HF's ``standardize_rope_params``
+# fills it from ``max_position_embeddings`` when the config does not give it).
+_NEEDS_ORIGINAL_CONTEXT = ("llama3", "yarn", "longrope")
+
+_REQUIRED_PARAMS = {
+    "default": (),
+    "linear": ("factor",),
+    "dynamic": ("factor",),
+    "yarn": (),
+    "llama3": ("factor", "low_freq_factor", "high_freq_factor", "original_max_position_embeddings"),
+    "longrope": ("short_factor", "long_factor", "original_max_position_embeddings"),
+}
+
+_DEFAULT_THETA = 10000.0  # transformers' RotaryEmbeddingConfigMixin.default_theta
+
+# Keys of a rope_scaling / rope_parameters dict that are not schedule parameters.
+_NOT_PARAMS = ("rope_type", "type", "rope_theta", "partial_rotary_factor")
+
+
+@dataclass(frozen=True)
+class RopeConfig:
+    """The frequency schedule of one model's rotary embedding.
+
+    Parameters
+    ==========
+
+    head_dim : int
+        The full per-head dimension ``d``.
+    rotary_dim : int
+        How many of those channels rotate (``int(head_dim * partial_rotary_factor)``, even);
+        the schedule has ``rotary_dim // 2`` frequencies.
+    theta : float or sympy.Symbol
+        The base ``rope_theta``.
+    rope_type : str
+        One of ``default``, ``linear``, ``dynamic``, ``yarn``, ``llama3``, ``longrope``.
+    params : dict
+        The scaling parameters (``factor``, ``low_freq_factor``, ``beta_fast``, ...), with
+        ``original_max_position_embeddings`` filled in where the formula needs it.
+    max_position_embeddings : int or None
+        The model's context length (dynamic NTK and YaRN/LongRoPE's implicit factor use it).
+
+    Examples
+    ========
+
+    >>> from symrope.schedules import RopeConfig
+    >>> config = RopeConfig.from_hf({"hidden_size": 4096, "num_attention_heads": 32,
+    ...                              "rope_theta": 10000.0})
+    >>> config.head_dim, config.rotary_dim, config.rope_type
+    (128, 128, 'default')
+    >>> RopeConfig.from_options(head_dim=64, theta=10000, partial_rotary_factor=0.5).rotary_dim
+    32
+    >>> RopeConfig.from_options(head_dim=63)
+    Traceback (most recent call last):
+    ...
+    symrope.errors.UsageError: head_dim must be a positive even integer, got 63
+    """
+
+    head_dim: int
+    rotary_dim: int
+    theta: Any
+    rope_type: str = "default"
+    params: dict = field(default_factory=dict)
+    max_position_embeddings: int | None = None
+
+    def __post_init__(self):
+        _validate(self)
+
+    # --- constructors --------------------------------------------------------------------------
+    @classmethod
+    def from_hf(cls, config: dict) -> "RopeConfig":
+        """Read an HF ``config.json`` dict (``rope_scaling`` or transformers 5's ``rope_parameters``).
+
+        ``head_dim`` wins over ``hidden_size // num_attention_heads``; ``rope_theta`` and
+        ``partial_rotary_factor`` may sit at the top level or inside the rope dict; a top-level
+        ``original_max_position_embeddings`` (Phi-3 style) takes priority, as in transformers.
+        """
+        if not isinstance(config, dict):
+            raise UsageError(f"an HF config must be a JSON object, got {type(config).__name__}")
+        rope = config.get("rope_parameters") or config.get("rope_scaling") or {}
+        if not isinstance(rope, dict):
+            raise UsageError(f"rope_scaling must be a JSON object or null, got {rope!r}")
+        if any(isinstance(v, dict) for v in rope.values()):
+            raise UsageError("per-layer-type rope_parameters (a nested dict) are not supported; "
+                             "pass one layer type's dict")
+        head_dim = _head_dim_of(config)
+        theta = rope.get("rope_theta", config.get("rope_theta", _DEFAULT_THETA))
+        partial = rope.get("partial_rotary_factor", config.get("partial_rotary_factor", 1.0))
+        rope_type = rope.get("rope_type", rope.get("type", "default"))
+        params = {k: v for k, v in rope.items() if k not in _NOT_PARAMS}
+        max_positions = config.get("max_position_embeddings")
+        canonical = _ROPE_TYPE_ALIASES.get(rope_type, rope_type)
+        if canonical in _NEEDS_ORIGINAL_CONTEXT:
+            if config.get("original_max_position_embeddings") is not None:
+                params["original_max_position_embeddings"] = config["original_max_position_embeddings"]
+            elif max_positions is not None:
+                params.setdefault("original_max_position_embeddings", max_positions)
+        return cls(head_dim=head_dim, rotary_dim=_rotary_dim(head_dim, partial), theta=theta,
+                   rope_type=rope_type, params=params, max_position_embeddings=max_positions)
+
+    @classmethod
+    def from_file(cls, path) -> "RopeConfig":
+        """Read a JSON file holding an HF config dict (see :meth:`from_hf`)."""
+        path = Path(path)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as error:
+            raise UsageError(f"cannot read config file {str(path)!r}: {error.strerror}") from None
+        try:
+            document = json.loads(text)
+        except json.JSONDecodeError as error:
+            raise UsageError(f"config file {str(path)!r} is not valid JSON: {error.msg} "
+                             f"(line {error.lineno})") from None
+        return cls.from_hf(document)
+
+    @classmethod
+    def from_options(cls, head_dim: int = 128, theta: Any = None, rope_scaling: dict | None = None,
+                     partial_rotary_factor: float = 1.0,
+                     max_position_embeddings: int | None = None) -> "RopeConfig":
+        """Build a config from command-line style options (``theta=None`` means 10000)."""
+        config: dict[str, Any] = {"head_dim": head_dim,
+                                  "rope_theta": _DEFAULT_THETA if theta is None else theta,
+                                  "partial_rotary_factor": partial_rotary_factor}
+        if rope_scaling is not None:
+            config["rope_scaling"] = dict(rope_scaling)
+        if max_position_embeddings is not None:
+            config["max_position_embeddings"] = max_position_embeddings
+        return cls.from_hf(config)
+
+    # --- reporting -----------------------------------------------------------------------------
+    def describe(self) -> str:
+        """One line for reports.
+
+        Examples
+        ========
+
+        >>> from symrope.schedules import llama31_8b
+        >>> print(llama31_8b().describe())
+        llama3 RoPE, head_dim 128, theta 500000, factor 8, low_freq_factor 1, high_freq_factor 4, original_max_position_embeddings 8192, max_position_embeddings 131072
+        """
+        parts = [f"{self.rope_type} RoPE", f"head_dim {self.head_dim}"]
+        if self.rotary_dim != self.head_dim:
+            parts.append(f"rotary_dim {self.rotary_dim}")
+        parts.append(f"theta {_short(self.theta)}")
+        for key, value in self.params.items():
+            if isinstance(value, (list, tuple)):
+                parts.append(f"{key} [{len(value)} values]")
+            else:
+                parts.append(f"{key} {_short(value)}")
+        if self.max_position_embeddings is not None:
+            parts.append(f"max_position_embeddings {self.max_position_embeddings}")
+        return ", ".join(parts)
+
+    @property
+    def pairs(self) -> int:
+        """The number of rotating pairs, ``rotary_dim // 2``."""
+        return self.rotary_dim // 2
+
+    def hf_dict(self) -> dict:
+        """An HF config dict that transformers reads back as this schedule (numbers only)."""
+        rope_parameters = {"rope_type": self.rope_type, "rope_theta": self.theta, **self.params}
+        document: dict[str, Any] = {"head_dim": self.head_dim, "rope_parameters": rope_parameters}
+        if self.rotary_dim != self.head_dim:
+            rope_parameters["partial_rotary_factor"] = self.rotary_dim / self.head_dim
+        if self.max_position_embeddings is not None:
+            document["max_position_embeddings"] = self.max_position_embeddings
+        return document
+
+
+def llama31_8b() -> RopeConfig:
+    """Llama 3.1 8B's RoPE: head_dim 128, theta 500000, llama3 scaling (factor 8, low 1, high 4, 8192).
+
+    Examples
+    ========
+
+    >>> from symrope.schedules import llama31_8b
+    >>> config = llama31_8b()
+    >>> config.rope_type, config.theta, config.params["factor"]
+    ('llama3', 500000.0, 8.0)
+    """
+    return RopeConfig.from_hf({
+        "hidden_size": 4096,
+        "num_attention_heads": 32,
+        "max_position_embeddings": 131072,
+        "rope_theta": 500000.0,
+        "rope_scaling": {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0,
+                         "high_freq_factor": 4.0, "original_max_position_embeddings": 8192},
+    })
+
+
+# --- validation --------------------------------------------------------------------------------
+
+def _head_dim_of(config: dict) -> int:
+    head_dim = config.get("head_dim")
+    if head_dim is not None:
+        return head_dim
+    hidden, heads = config.get("hidden_size"), config.get("num_attention_heads")
+    if hidden is None or heads is None:
+        raise UsageError("the config gives neither head_dim nor hidden_size and num_attention_heads")
+    if not _is_positive_int(hidden) or not _is_positive_int(heads):
+        raise UsageError(f"hidden_size and num_attention_heads must be positive integers, "
+                         f"got {hidden!r} and {heads!r}")
+    return hidden // heads
+
+
+def _rotary_dim(head_dim: Any, partial_rotary_factor: Any) -> int:
+    if not _is_positive_int(head_dim):
+        raise UsageError(f"head_dim must be a positive even integer, got {head_dim!r}")
+    if (not isinstance(partial_rotary_factor, numbers.Real) or isinstance(partial_rotary_factor, bool)
+            or not 0 < partial_rotary_factor <= 1):
+        raise UsageError(f"partial_rotary_factor must be a number in (0, 1], got {partial_rotary_factor!r}")
+    return int(head_dim * partial_rotary_factor)
+
+
+def _validate(config: RopeConfig) -> None:
+    if not _is_positive_int(config.head_dim) or config.head_dim % 2:
+        raise UsageError(f"head_dim must be a positive even integer, got {config.head_dim!r}")
+    if (not _is_positive_int(config.rotary_dim) or config.rotary_dim % 2
+            or config.rotary_dim > config.head_dim):
+        raise UsageError(f"rotary_dim (head_dim x partial_rotary_factor) must be a positive even "
+                         f"integer <= head_dim, got {config.rotary_dim!r}")
+    _check_positive("rope_theta", config.theta)
+    rope_type = _ROPE_TYPE_ALIASES.get(config.rope_type, config.rope_type)
+    if rope_type not in ROPE_TYPES:
+        raise UsageError(f"unknown rope type {config.rope_type!r} (one of: {', '.join(ROPE_TYPES)})")
+    if rope_type != config.rope_type:
+        object.__setattr__(config, "rope_type", rope_type)
+    if not isinstance(config.params, dict):
+        raise UsageError(f"rope scaling parameters must be a dict, got {config.params!r}")
+    object.__setattr__(config, "params", dict(config.params))  # a private copy: frozen means frozen
+    missing = [k for k in _REQUIRED_PARAMS[rope_type] if config.params.get(k) is None]
+    if missing:
+        raise UsageError(f"rope type {rope_type!r} needs {', '.join(missing)} in rope_scaling")
+    max_positions = config.max_position_embeddings
+    if max_positions is not None and not _is_positive_int(max_positions):
+        raise UsageError(f"max_position_embeddings must be a positive integer, got {max_positions!r}")
+    _validate_params(config, rope_type)
+
+
+def _validate_params(config: RopeConfig, rope_type: str) -> None:
+    params = config.params
+    for key in ("factor", "low_freq_factor", "high_freq_factor", "attention_factor",
+                "beta_fast", "beta_slow", "original_max_position_embeddings"):
+        if params.get(key) is not None:
+            _check_positive(key, params[key])
+    if rope_type in ("dynamic", "yarn") and config.max_position_embeddings is None:
+        if rope_type == "dynamic" or params.get("factor") is None:
+            raise UsageError(f"rope type {rope_type!r} needs max_position_embeddings in the config")
+    if rope_type == "yarn" and params.get("original_max_position_embeddings") is None:
+        raise UsageError("rope type 'yarn' needs original_max_position_embeddings "
+                         "(or max_position_embeddings) in the config")
+    if rope_type == "llama3" and _both_numbers(params["low_freq_factor"], params["high_freq_factor"]):
+        if params["high_freq_factor"] <= params["low_freq_factor"]:
+            raise UsageError("llama3 needs high_freq_factor > low_freq_factor, got "
+                             f"{params['high_freq_factor']} and {params['low_freq_factor']}")
+    if rope_type == "longrope":
+        for key in ("short_factor", "long_factor"):
+            factors = params[key]
+            if not isinstance(factors, (list, tuple)) or len(factors) != config.rotary_dim // 2:
+                raise UsageError(f"longrope's {key} must be a list of {config.rotary_dim // 2} numbers "
+                                 f"(rotary_dim / 2), got {_short_list(factors)}")
+            for value in factors:
+                _check_positive(key, value)
+
+
+def _check_positive(name: str, value: Any) -> None:
+    if type(value).__module__.startswith("sympy"):
+        if getattr(value, "is_positive", None) is False:
+            raise UsageError(f"{name} must be > 0, got {value}")
+        return
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise UsageError(f"{name} must be a number, got {value!r}")
+    if not math.isfinite(value) or value <= 0:
+        raise UsageError(f"{name} must be a finite number > 0, got {value!r}")
+
+
+def _both_numbers(a: Any, b: Any) -> bool:
+    return all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in (a, b))
+
+
+def _is_positive_int(value: Any) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool) and value > 0
+
+
+def _short(value: Any) -> str:
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def _short_list(value: Any) -> str:
+    if isinstance(value, (list, tuple)):
+        return f"{len(value)} values"
+    return repr(value)
