@@ -1,0 +1,410 @@
+"""Built-in models of real frameworks' RoPE code paths, faithful in operation order and dtype.
+
+Each model returns the per-pair table ``(cos, sin)`` -- shape ``(n, rotary_dim // 2)`` -- that the
+modelled code produces for integer positions, in the dtype that code returns, including the
+attention factor where the code multiplies it in. The elementwise transcendental step (cos/sin
+of a float32 angle) is evaluated in float64 and rounded once to float32: a correctly rounded
+float32 ``cos`` (torch's SLEEF kernels are within 1 ulp of it). Everything else -- which value is
+rounded to which dtype, in which order -- follows the modelled code exactly; those roundings are
+what the audit measures. Numbers that only exist in bf16 or fp16 use ``ml_dtypes``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import ml_dtypes
+import numpy as np
+
+from symrope.errors import UsageError
+from symrope.schedules import RopeConfig, attention_factor, inv_freq
+
+DTYPES = {"bf16": ml_dtypes.bfloat16, "fp16": np.float16, "fp32": np.float32, "fp64": np.float64}
+_DTYPE_ALIASES = {"bfloat16": "bf16", "float16": "fp16", "half": "fp16", "float32": "fp32",
+                  "float": "fp32", "float64": "fp64", "double": "fp64"}
+
+# The largest position every float64 step below holds exactly (float64 integers are exact to 2^53).
+MAX_POSITION = 2**53
+
+
+def dtype_name(dtype) -> str:
+    """Normalise a dtype given as ``"bf16"``, ``"bfloat16"``, a numpy dtype, ... to ``"bf16"`` etc.
+
+    Examples
+    ========
+
+    >>> from symrope.audit._models import dtype_name
+    >>> dtype_name("bfloat16"), dtype_name("fp32")
+    ('bf16', 'fp32')
+    """
+    if isinstance(dtype, str):
+        name = _DTYPE_ALIASES.get(dtype.lower(), dtype.lower())
+        if name in DTYPES:
+            return name
+        raise UsageError(f"unknown dtype {dtype!r} (one of: {', '.join(DTYPES)})")
+    try:
+        numpy_dtype = np.dtype(dtype)
+    except TypeError:
+        raise UsageError(f"unknown dtype {dtype!r} (one of: {', '.join(DTYPES)})") from None
+    for name, candidate in DTYPES.items():
+        if numpy_dtype == np.dtype(candidate):
+            return name
+    raise UsageError(f"unsupported dtype {numpy_dtype} (one of: {', '.join(DTYPES)})")
+
+
+def numpy_dtype(dtype) -> np.dtype:
+    """The numpy dtype (``ml_dtypes.bfloat16`` for bf16) of a dtype name."""
+    return np.dtype(DTYPES[dtype_name(dtype)])
+
+
+def validate_positions(positions) -> np.ndarray:
+    """Return ``positions`` as a 1-D int64 array, or raise ``UsageError`` in one line.
+
+    Integer-valued floats are accepted; negative, fractional, non-finite or huge values are not.
+
+    Examples
+    ========
+
+    >>> from symrope.audit._models import validate_positions
+    >>> validate_positions([0, 5, 7])
+    array([0, 5, 7])
+    >>> validate_positions([1.5])
+    Traceback (most recent call last):
+    ...
+    symrope.errors.UsageError: positions must be integers, got 1.5
+    """
+    array = np.asarray(positions)
+    if array.ndim != 1:
+        raise UsageError(f"positions must be a 1-D array, got shape {array.shape}")
+    if array.dtype == bool or array.dtype.kind not in "iuf":
+        raise UsageError(f"positions must be integers, got dtype {array.dtype}")
+    if array.dtype.kind == "f":
+        bad = ~np.isfinite(array) | (array != np.round(array))
+        if bad.any():
+            raise UsageError(f"positions must be integers, got {array[bad][0]}")
+        if array.size and np.abs(array).max() > MAX_POSITION:
+            raise UsageError(f"positions must be below 2^53, got {array.max()}")
+    if array.size and array.min() < 0:
+        raise UsageError(f"positions must be >= 0, got {array.min()}")
+    if array.size and array.max() > MAX_POSITION:
+        raise UsageError(f"positions must be at most 2^53, got {array.max()}")
+    return array.astype(np.int64)
+
+
+@dataclass
+class ImplModel:
+    """A model of one framework's RoPE code path.
+
+    Parameters
+    ==========
+
+    name : str
+        The ``--impl`` name.
+    summary : str
+        One line: which code it models.
+    default_dtype : str
+        The model dtype the code is usually run in (``bf16``, ``fp16``, ``fp32``, ``fp64``).
+    explanation : str
+        Why it drifts: which step rounds what.
+    fix : str or None
+        The name of the model that is the suggested fix.
+
+    Examples
+    ========
+
+    >>> import numpy as np
+    >>> from symrope.audit._models import get_model
+    >>> from symrope.schedules import RopeConfig
+    >>> config = RopeConfig.from_options(head_dim=4, theta=10000)
+    >>> cos, sin = get_model("hf").table(np.array([0, 1]), config, "fp32")
+    >>> cos.shape, cos.dtype, float(cos[1, 0])
+    ((2, 2), dtype('float32'), 0.5403022766113281)
+    """
+
+    name: str
+    summary: str
+    default_dtype: str
+    explanation: str
+    fix: str | None
+    _compute: Callable = field(repr=False)
+
+    def table(self, positions, config: RopeConfig, dtype: str | None = None,
+              seq_len: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """The modelled code's ``(cos, sin)`` per pair for ``positions``.
+
+        Parameters
+        ==========
+
+        positions : array of int, shape (n,)
+        config : RopeConfig
+        dtype : str, optional
+            The model (activation) dtype; ``None`` means :attr:`default_dtype`. Code that keeps
+            its table in float32 whatever the model dtype (Meta's, llama.cpp's) returns float32.
+        seq_len : int, optional
+            The current sequence length for ``dynamic`` / ``longrope`` schedules, with the
+            same meaning as in :func:`symrope.schedules.inv_freq` (``None``: the init-time
+            frequencies). Compare against the reference computed with the same ``seq_len``.
+
+        Returns
+        =======
+
+        (cos, sin) : two numpy arrays of shape ``(n, config.rotary_dim // 2)``
+        """
+        if not isinstance(config, RopeConfig):
+            raise UsageError(f"expected a RopeConfig, got {type(config).__name__}")
+        positions = validate_positions(positions)
+        name = dtype_name(self.default_dtype if dtype is None else dtype)
+        cos, sin = self._compute(positions, config, name, seq_len)
+        expected = (positions.shape[0], config.rotary_dim // 2)
+        if cos.shape != expected or sin.shape != expected:  # pragma: no cover - our own bug
+            raise AssertionError(f"model {self.name} returned {cos.shape}, expected {expected}")
+        return cos, sin
+
+
+# --- shared steps ------------------------------------------------------------------------------
+
+def _cos_sin_fp32(angle32: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A correctly rounded float32 cos/sin of a float32 angle (the step a kernel does in fp32)."""
+    wide = angle32.astype(np.float64)
+    return np.cos(wide).astype(np.float32), np.sin(wide).astype(np.float32)
+
+
+def _scale(values: np.ndarray, factor: float) -> np.ndarray:
+    """``values * factor`` in the values' dtype, as ``tensor * python_float`` does."""
+    if factor == 1.0:
+        return values
+    return values * values.dtype.type(factor)
+
+
+def _cast(values: np.ndarray, dtype: str) -> np.ndarray:
+    return values.astype(DTYPES[dtype])
+
+
+# --- the models --------------------------------------------------------------------------------
+
+def _hf(positions, config, dtype, seq_len):
+    # transformers 5.x LlamaRotaryEmbedding.forward (autocast disabled, "Force float32"):
+    #   freqs = position_ids[..., None].float() * inv_freq.float()
+    #   cos = emb.cos() * attention_scaling; return cos.to(x.dtype)
+    omega32 = inv_freq(config, "float32", seq_len)
+    angle = positions.astype(np.float32)[:, None] * omega32[None, :]
+    cos, sin = _cos_sin_fp32(angle)
+    scaling = attention_factor(config, "float64", seq_len)
+    return _cast(_scale(cos, scaling), dtype), _cast(_scale(sin, scaling), dtype)
+
+
+def _hf_bf16_autocast(positions, config, dtype, seq_len):
+    if dtype not in ("bf16", "fp16"):
+        return _hf(positions, config, dtype, seq_len)  # autocast only narrows to bf16/fp16
+    low = DTYPES[dtype]
+    # Before PR 29285 the matmul inv_freq @ position_ids ran under autocast: both operands cast
+    # to the autocast dtype (also issue 25681: model.to(bf16) casts the inv_freq buffer itself),
+    # the product (exact in fp32 for two 8- or 11-bit significands) rounded to that dtype.
+    omega_low = inv_freq(config, "float32", seq_len).astype(low)
+    positions_low = positions.astype(np.float32).astype(low)
+    exact_product = positions_low.astype(np.float32)[:, None] * omega_low.astype(np.float32)[None, :]
+    angle_low = exact_product.astype(low)
+    cos32, sin32 = _cos_sin_fp32(angle_low.astype(np.float32))
+    cos, sin = cos32.astype(low), sin32.astype(low)  # emb.cos() of a bf16 tensor is bf16
+    scaling = attention_factor(config, "float64", seq_len)
+    return _scale(cos, scaling), _scale(sin, scaling)
+
+
+def _meta(positions, config, dtype, seq_len):
+    # llama-models precompute_freqs_cis: freqs fp32 (apply_scaling for llama3 in fp32),
+    # t = arange(end, dtype=float32), torch.outer(t, freqs) in fp32, torch.polar -> complex64.
+    # The table stays complex64 whatever the model dtype; x is rotated in fp32 and cast after.
+    omega32 = inv_freq(config, "float32", seq_len)
+    angle = np.outer(positions.astype(np.float32), omega32).astype(np.float32)
+    cos, sin = _cos_sin_fp32(angle)
+    scaling = attention_factor(config, "float64", seq_len)
+    return _scale(cos, scaling), _scale(sin, scaling)
+
+
+def _vllm(positions, config, dtype, seq_len):
+    # vLLM RotaryEmbedding._compute_cos_sin_cache: t = arange(max_pos, dtype=float), freqs =
+    # einsum("i,j->ij", t, inv_freq) in fp32, cos = freqs.cos() * mscale, then
+    # cos_sin_cache.to(dtype). Same roundings as transformers' path, stored once.
+    omega32 = inv_freq(config, "float32", seq_len)
+    angle = positions.astype(np.float32)[:, None] * omega32[None, :]
+    cos, sin = _cos_sin_fp32(angle)
+    scaling = attention_factor(config, "float64", seq_len)
+    return _cast(_scale(cos, scaling), dtype), _cast(_scale(sin, scaling), dtype)
+
+
+def _neox(positions, config, dtype, seq_len):
+    # GPT-NeoX RotaryEmbedding (issue 1003): after model.half() the inv_freq buffer is fp16,
+    # t = arange(seq).type_as(inv_freq) is fp16 (exact only to 2048; inf beyond 65504),
+    # einsum in fp16, emb.cos() in fp16. The whole table lives in the model dtype.
+    narrow = DTYPES[dtype]
+    omega = inv_freq(config, "float32", seq_len).astype(narrow)
+    with np.errstate(over="ignore"):
+        t = positions.astype(np.float64).astype(narrow)
+    exact_product = t.astype(np.float64)[:, None] * omega.astype(np.float64)[None, :]
+    with np.errstate(invalid="ignore", over="ignore"):
+        angle = exact_product.astype(narrow)
+        if dtype == "fp64":
+            cos, sin = np.cos(angle), np.sin(angle)
+        else:
+            cos32, sin32 = _cos_sin_fp32(angle.astype(np.float32))
+            cos, sin = cos32.astype(narrow), sin32.astype(narrow)
+    scaling = attention_factor(config, "float64", seq_len)
+    return _scale(cos, scaling), _scale(sin, scaling)
+
+
+def _bf16_positions(positions, config, dtype, seq_len):
+    # position_ids created in (or cast to) bf16, then the transformers path: integers are exact
+    # in bf16 only up to 256, so 15962 becomes 15936.
+    rounded = positions.astype(np.float32).astype(ml_dtypes.bfloat16).astype(np.float64)
+    return _hf(rounded.astype(np.int64), config, dtype, seq_len)
+
+
+def _fp64_angle(positions, config, dtype, seq_len):
+    # The fix: frequency in float64, angle p * omega in float64 (error <= half an ulp of the
+    # angle, ~1e-9 rad at 10M), cos/sin in float64 (libm reduces the argument exactly), one
+    # rounding to the model dtype at the end.
+    omega64 = inv_freq(config, "float64", seq_len)
+    angle = positions.astype(np.float64)[:, None] * omega64[None, :]
+    scaling = attention_factor(config, "float64", seq_len)
+    return _cast(np.cos(angle) * scaling, dtype), _cast(np.sin(angle) * scaling, dtype)
+
+
+from symrope.audit._models_llamacpp import llamacpp_table  # noqa: E402
+from symrope.audit._models_recurrence import RecurrenceTable  # noqa: E402
+
+MODELS: dict[str, ImplModel] = {}
+
+
+def _register(model: ImplModel) -> None:
+    MODELS[model.name] = model
+
+
+_register(ImplModel(
+    name="hf",
+    summary="HF transformers' rotary embedding today: fp32 inv_freq and angle, cos/sin x "
+            "attention factor in fp32, cast to the model dtype",
+    default_dtype="bf16",
+    explanation="The angle p*omega is formed in float32 from a float32 omega and a float32 "
+                "position: its rounding error grows like p*2^-24 (about 1e-2 rad at 128K, "
+                "tenths of a radian near 10M), which is position-dependent phase noise that "
+                "breaks relative invariance; the final cast of cos/sin to bf16 adds up to "
+                "2^-9 absolute error at every position.",
+    fix="fp64-angle",
+    _compute=_hf,
+))
+_register(ImplModel(
+    name="hf-bf16-autocast",
+    summary="HF transformers before PR 29285: inv_freq @ position_ids under bf16 autocast "
+            "(and issue 25681: the inv_freq buffer cast to bf16)",
+    default_dtype="bf16",
+    explanation="Under autocast the matmul ran in bf16: omega kept 8 significant bits (a "
+                "consistent frequency error of up to 2^-9 relative), position ids above 256 "
+                "were rounded (15962 reads 15936), and the angle itself was rounded to bf16, "
+                "so at a few thousand positions the phase is off by whole radians.",
+    fix="hf",
+    _compute=_hf_bf16_autocast,
+))
+_register(ImplModel(
+    name="meta",
+    summary="Meta's llama reference: precompute_freqs_cis, torch.polar of outer(t, freqs) in "
+            "fp32 (complex64 table, kept in fp32)",
+    default_dtype="bf16",
+    explanation="The same float32 angle fl32(fl32(p)*fl32(omega)) as transformers, so the same "
+                "phase noise growing like p*2^-24; the table stays complex64, so there is no "
+                "cast error on the table itself (the rotated q, k are cast afterwards).",
+    fix="fp64-angle",
+    _compute=_meta,
+))
+_register(ImplModel(
+    name="vllm",
+    summary="vLLM RotaryEmbedding: cos/sin cache computed in fp32 (x mscale for YaRN), "
+            "stored in the model dtype",
+    default_dtype="bf16",
+    explanation="Numerically the same roundings as transformers' path (fp32 angle, fp32 "
+                "cos/sin, one cast to the model dtype), computed once into a cache: phase "
+                "noise growing like p*2^-24 plus the cast error of the stored table.",
+    fix="fp64-angle",
+    _compute=_vllm,
+))
+_register(ImplModel(
+    name="neox-fp16",
+    summary="GPT-NeoX RotaryEmbedding after model.half() (issue 1003): inv_freq, positions, "
+            "angle and cos/sin all in fp16",
+    default_dtype="fp16",
+    explanation="Everything is fp16: omega keeps 11 bits, positions are exact only to 2048 "
+                "(and overflow to inf beyond 65504), and the angle is rounded to fp16 -- at "
+                "position 1857 the angle 1044.27 becomes 1045.0 and cos is off by 0.78.",
+    fix="hf",
+    _compute=_neox,
+))
+_register(ImplModel(
+    name="llamacpp",
+    summary="llama.cpp/ggml rope cache: theta = (float) pos, then theta *= theta_scale along "
+            "the pair index in fp32 (theta_scale = powf(base, -2/n_dims)), cosf/sinf x mscale",
+    default_dtype="fp32",
+    explanation="Each pair's angle comes from the previous pair's by one more float32 "
+                "multiply, and theta_scale itself is a rounded float32: the relative angle "
+                "error accumulates along the frequency index (about i ulps at pair i), on top "
+                "of the float32 position; the cache stays float32.",
+    fix="fp64-angle",
+    _compute=llamacpp_table,
+))
+_register(ImplModel(
+    name="bf16-positions",
+    summary="position ids held in bf16 (e.g. created in the model dtype), then the "
+            "transformers path",
+    default_dtype="bf16",
+    explanation="bf16 holds integers exactly only up to 256; beyond that every position is "
+                "rounded to 8 significant bits (15962 reads 15936), so whole tokens share a "
+                "phase and the error is a large, position-dependent phase offset.",
+    fix="hf",
+    _compute=_bf16_positions,
+))
+_register(ImplModel(
+    name="recurrence",
+    summary="incremental rotation: z(p+1) = z(p) * exp(i omega) by complex64 multiplication "
+            "from z(0) = 1, cast to the model dtype",
+    default_dtype="fp32",
+    explanation="Every step multiplies in another float32 rounding: the phase error of "
+                "exp(i fl32(omega)) accumulates linearly with p (a frequency error) and the "
+                "per-step roundings random-walk both the phase and the amplitude |z|, which "
+                "drifts away from 1.",
+    fix="fp64-angle",
+    _compute=RecurrenceTable(),
+))
+_register(ImplModel(
+    name="fp64-angle",
+    summary="the fix: omega and the angle p*omega in float64, cos/sin in float64, one cast to "
+            "the model dtype",
+    default_dtype="bf16",
+    explanation="The float64 angle is off by at most ~1e-9 rad at 10M positions, so the "
+                "table is the correctly rounded value in bf16/fp16 and within a hair of it in "
+                "fp32: what is left is the unavoidable cast error of the dtype.",
+    fix=None,
+    _compute=_fp64_angle,
+))
+
+
+def get_model(name: str) -> ImplModel:
+    """The built-in model called ``name``.
+
+    Examples
+    ========
+
+    >>> from symrope.audit._models import get_model
+    >>> get_model("hf").fix
+    'fp64-angle'
+    >>> get_model("nope")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    symrope.errors.UsageError: unknown implementation 'nope' (one of: hf, hf-bf16-autocast, ...)
+    """
+    if name not in MODELS:
+        raise UsageError(f"unknown implementation {name!r} (one of: {', '.join(MODELS)})")
+    return MODELS[name]
+
+
+__all__ = ["DTYPES", "ImplModel", "MODELS", "dtype_name", "get_model", "numpy_dtype",
+           "validate_positions"]
+

@@ -1,0 +1,64 @@
+"""The incremental-rotation model: ``z(p + 1) = z(p) * exp(i omega)`` in complex64.
+
+The recurrence is sequential, so a table at position ``p`` costs ``p`` steps. ``numpy.cumprod``
+runs the steps in C, block by block; the last state is kept so that a caller streaming
+ascending positions in chunks pays for each step once.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from symrope.schedules import attention_factor, inv_freq
+
+_BLOCK = 1 << 15  # positions per cumprod block: 2^15 x 64 pairs x 8 bytes = 16 MiB
+
+
+class RecurrenceTable:
+    """Callable ``(positions, config, dtype, seq_len) -> (cos, sin)`` with a resumable state."""
+
+    def __init__(self):
+        self._key = None
+        self._position = 0          # the state below is z at this position
+        self._state = None
+
+    def __call__(self, positions, config, dtype, seq_len):
+        from symrope.audit._models import DTYPES
+
+        omega32 = inv_freq(config, "float32", seq_len)
+        key = (omega32.tobytes(), config.rotary_dim)
+        if key != self._key or positions.size and positions.min() < self._position:
+            self._key, self._position = key, 0
+            self._state = np.ones(omega32.shape, dtype=np.complex64)
+        step = (np.cos(omega32.astype(np.float64)).astype(np.float32)
+                + 1j * np.sin(omega32.astype(np.float64)).astype(np.float32)).astype(np.complex64)
+        table = np.empty((positions.shape[0], omega32.shape[0]), dtype=np.complex64)
+        order = np.argsort(positions, kind="stable")
+        sorted_positions = positions[order]
+        done = 0
+        while done < sorted_positions.size:
+            wanted = sorted_positions[done]
+            if wanted == self._position:
+                table[order[done]] = self._state
+                done += 1
+                continue
+            # advance the state through one block of steps, keeping every wanted position in it
+            count = int(min(_BLOCK, sorted_positions[-1] - self._position))
+            # row 0 holds the state, so every step goes through the same accumulate loop (a
+            # separate `*=` may take a SIMD/FMA path that rounds differently)
+            block = np.empty((count + 1, step.shape[0]), dtype=np.complex64)
+            block[0] = self._state
+            block[1:] = step
+            np.cumprod(block, axis=0, out=block)
+            stop = np.searchsorted(sorted_positions, self._position + count, side="right")
+            inside = sorted_positions[done:stop]
+            table[order[done:stop]] = block[inside - self._position]
+            done = stop
+            self._position += count
+            self._state = block[-1].copy()
+        scaling = attention_factor(config, "float64", seq_len)
+        cos = table.real.astype(np.float32)
+        sin = table.imag.astype(np.float32)
+        if scaling != 1.0:
+            cos, sin = cos * np.float32(scaling), sin * np.float32(scaling)
+        return cos.astype(DTYPES[dtype]), sin.astype(DTYPES[dtype])
