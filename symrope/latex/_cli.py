@@ -1,0 +1,106 @@
+"""``symrope latex``: write (and optionally compile) LaTeX derivations of built-in theorems."""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from symrope._cliutil import ArgumentParser
+from symrope.errors import UsageError
+
+EXIT_PROVED, EXIT_REFUTED, EXIT_UNDECIDED = 0, 1, 3
+COMBINED_NAME = "symrope-derivations"
+
+
+def _parse_parameter(text: str) -> tuple[str, object]:
+    import sympy as sp
+
+    name, sep, value = text.partition("=")
+    if not sep or not name:
+        raise UsageError(f"--param takes NAME=VALUE, got {text!r}")
+    try:
+        return name, sp.sympify(value, strict=True)
+    except (sp.SympifyError, SyntaxError, TypeError):
+        raise UsageError(f"--param {name}: cannot read {value!r} as a number or expression") from None
+
+
+def _file_stem(name: str) -> str:
+    """A file name from a theorem name: letters, digits, '-' and '_' only."""
+    stem = "".join(c if c.isalnum() or c in "-_" else "_" for c in name)
+    return stem.strip("_") or "theorem"
+
+
+def _parser() -> ArgumentParser:
+    parser = ArgumentParser(
+        prog="symrope latex",
+        description="Write standalone LaTeX derivations of built-in theorems: statement, "
+                    "hypotheses, each step with its justification and a margin mark "
+                    "(machine-checked, definition or cited), and a closing summary.")
+    parser.add_argument("names", nargs="*", metavar="NAME",
+                        help="theorems to render (default: all; see 'symrope list')")
+    parser.add_argument("--out", default=".", metavar="DIR",
+                        help="directory for the .tex (and .pdf) files (default: .)")
+    parser.add_argument("--all", action="store_true",
+                        help=f"also write one combined document, {COMBINED_NAME}.tex")
+    parser.add_argument("--pdf", action="store_true",
+                        help="compile each document with pdflatex and report the PDF paths")
+    parser.add_argument("--budget", type=float, default=60.0,
+                        help="seconds allowed for proving each theorem (default 60)")
+    parser.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
+                        help="override a parameter of the named theorems, e.g. --param d=128")
+    return parser
+
+
+def main(argv: list[str]) -> int:
+    """Entry point of ``symrope latex``; returns 0 when every theorem was proved."""
+    args = _parser().parse_args(argv)
+    if args.budget <= 0:
+        raise UsageError(f"--budget must be positive, got {args.budget}")
+    from symrope.latex import combined_document, compile_pdf, theorem_document
+    from symrope.theorems import builtin_theorems, get_theorem
+
+    builders = [get_theorem(n) for n in args.names] if args.names else \
+        list(builtin_theorems().values())
+    if not builders:
+        raise UsageError("no theorems are registered yet ('symrope list' is empty)")
+    overrides = dict(_parse_parameter(p) for p in args.param)
+    out_dir = Path(args.out)
+    if out_dir.exists() and not out_dir.is_dir():
+        raise UsageError(f"--out {out_dir} exists and is not a directory")
+    out_dir.mkdir(parents=True, exist_ok=True)
+
+    reports, written = [], []
+    for builder in builders:
+        unknown = set(overrides) - set(builder.defaults)
+        if args.names and unknown:
+            raise UsageError(f"theorem {builder.name} has no parameter(s) "
+                             f"{', '.join(sorted(unknown))}")
+        params = {k: v for k, v in overrides.items() if k in builder.defaults}
+        report = builder.build(**params).prove(budget=args.budget)
+        reports.append(report)
+        path = out_dir / f"{_file_stem(builder.name)}.tex"
+        path.write_text(theorem_document(report), encoding="utf-8")
+        written.append(path)
+        print(f"{path}  ({report.verdict}, {report.checked_steps} checked steps, "
+              f"{report.cited_lemmas} cited lemmas)", flush=True)
+    if args.all:
+        path = out_dir / f"{COMBINED_NAME}.tex"
+        path.write_text(combined_document(reports), encoding="utf-8")
+        written.append(path)
+        print(f"{path}  (all {len(reports)} theorems)", flush=True)
+
+    if args.pdf:
+        start = time.monotonic()
+        with ThreadPoolExecutor(max_workers=4) as pool:  # each pdflatex is its own process
+            pdfs = list(pool.map(lambda p: compile_pdf(p, out_dir), written))
+        for pdf in pdfs:
+            print(f"{pdf}", flush=True)
+        print(f"compiled {len(pdfs)} PDF(s) in {time.monotonic() - start:.1f} s")
+
+    verdicts = {r.verdict for r in reports}
+    if "refuted" in verdicts:
+        return EXIT_REFUTED
+    if "undecided" in verdicts:
+        return EXIT_UNDECIDED
+    return EXIT_PROVED
