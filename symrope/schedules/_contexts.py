@@ -90,6 +90,12 @@ class _FloatContext:
     def clamp(self, vector: np.ndarray, low, high) -> np.ndarray:
         return np.clip(vector, low, high).astype(self.vector_dtype)
 
+    def greater(self, a, b):
+        return np.greater(a, b)
+
+    def less(self, a, b):
+        return np.less(a, b)
+
     def logical_and(self, a, b):
         return np.logical_and(a, b)
 
@@ -143,6 +149,13 @@ class _ObjectContext:
 
     def clamp(self, vector: np.ndarray, low, high) -> np.ndarray:
         return self._array([self.smaller(self.larger(v, low), high) for v in vector])
+
+    def greater(self, a, b):
+        # elementwise, keeping SymPy relationals (numpy's object comparison would call bool())
+        return self._array([x > b for x in a])
+
+    def less(self, a, b):
+        return self._array([x < b for x in a])
 
     def logical_and(self, a, b):
         return self._array([self._and(x, y) for x, y in zip(a, b)])

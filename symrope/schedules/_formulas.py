@@ -186,12 +186,12 @@ def _llama3(ctx, config: RopeConfig, seq_len):
     high_freq_wavelen = old_context / high_freq_factor
 
     wavelen = ctx.divide_scalar_by(2 * ctx.pi, omega)
-    scaled = ctx.where(wavelen > low_freq_wavelen, omega / factor, omega)
+    scaled = ctx.where(ctx.greater(wavelen, low_freq_wavelen), omega / factor, omega)
     smooth = (ctx.divide_scalar_by(old_context, wavelen) - low_freq_factor) / (
         high_freq_factor - low_freq_factor)
     smoothed = (1 - smooth) * scaled / factor + smooth * scaled
-    is_medium = ctx.logical_and(ctx.logical_not(wavelen < high_freq_wavelen),
-                                ctx.logical_not(wavelen > low_freq_wavelen))
+    is_medium = ctx.logical_and(ctx.logical_not(ctx.less(wavelen, high_freq_wavelen)),
+                                ctx.logical_not(ctx.greater(wavelen, low_freq_wavelen)))
     return ctx.where(is_medium, smoothed, scaled), one
 
 
