@@ -83,10 +83,15 @@ def _matrix_for(symbol: sp.MatrixSymbol, rng: random.Random):
             return value
 
 
-def sample_point(expr, rng: random.Random, attempt: int = 0) -> dict:
-    """An exact random point for every free scalar and matrix symbol of ``expr``."""
-    point = {s: _value_for(s, rng, attempt) for s in scalar_symbols(expr)}
-    point.update({m: _matrix_for(m, rng) for m in matrix_symbols(expr)})
+def sample_point(rng: random.Random, *exprs, attempt: int = 0) -> dict:
+    """An exact random point for every free scalar and matrix symbol of ``exprs``."""
+    scalars, matrices = set(), set()
+    for expr in exprs:
+        if isinstance(expr, sp.Basic):
+            scalars.update(scalar_symbols(expr))
+            matrices.update(matrix_symbols(expr))
+    point = {s: _value_for(s, rng, attempt) for s in sorted(scalars, key=sp.default_sort_key)}
+    point.update({m: _matrix_for(m, rng) for m in sorted(matrices, key=lambda m: m.name)})
     return point
 
 

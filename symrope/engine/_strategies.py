@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-__all__ = ["STRATEGIES", "abstract_constants", "is_literal_zero"]
+__all__ = ["STRATEGIES", "TEMPLATE_STRATEGIES", "abstract_constants", "is_literal_zero"]
 
 
 def is_literal_zero(expr) -> bool:
@@ -52,6 +52,8 @@ def _simplify(e):
 
 
 # Cheapest first; full simplify last (it is the slowest and the least predictable).
+# Templates (constants abstracted) get only the cheap ones: when they fail, the concrete
+# entries are tried with everything.
 STRATEGIES = [
     ("expand", _expand),
     ("rational normal form", _rational),
@@ -61,6 +63,8 @@ STRATEGIES = [
     ("trigsimp", _trigsimp),
     ("simplify", _simplify),
 ]
+
+TEMPLATE_STRATEGIES = STRATEGIES[:5]
 
 _MATRIX_STRATEGIES = [
     ("matrix algebra", lambda e: e.doit()),
@@ -86,19 +90,29 @@ def abstract_constants(expr):
     """
     replacements: dict = {}
 
+    def constant(e):
+        if e not in replacements:
+            facts = {"positive": e.is_positive is True,
+                     "real": e.is_extended_real is True and e.is_finite is not False}
+            replacements[e] = sp.Symbol(f"_c{len(replacements)}",
+                                        **{k: True for k, v in facts.items() if v})
+        return replacements[e]
+
     def walk(e):
         if isinstance(e, sp.MatrixBase) or not isinstance(e, sp.Basic):
             return e
         if not e.free_symbols and e.is_number and not _keeps_concrete(e):
-            if e not in replacements:
-                index = len(replacements)
-                facts = {"positive": e.is_positive is True,
-                         "real": e.is_extended_real is True and e.is_finite is not False}
-                facts = {k: True for k, v in facts.items() if v}
-                replacements[e] = sp.Symbol(f"_c{index}", **facts)
-            return replacements[e]
+            return constant(e)
         if e.is_Atom or not e.args:
             return e
+        if e.is_Mul or e.is_Add:
+            # 10**(7/8)/10 * s is Mul(1/10, 10**(7/8), s): its constant is the product of factors.
+            fixed = [a for a in e.args if not a.free_symbols]
+            varying = [walk(a) for a in e.args if a.free_symbols]
+            if len(fixed) > 1:
+                combined = e.func(*fixed)
+                keep = combined.is_Rational or _keeps_concrete(combined)
+                return e.func(combined if keep else constant(combined), *varying)
         return e.func(*[walk(a) for a in e.args])
 
     template = walk(expr)

@@ -1,0 +1,177 @@
+"""The verdict contract of symrope.verify: proved / refuted (with a real counterexample) / undecided."""
+
+import threading
+import time
+
+import pytest
+import sympy as sp
+
+from symrope import InternalError, UsageError, verify
+from symrope.engine import _strategies
+
+x, y = sp.symbols("x y", real=True)
+p = sp.Symbol("p", positive=True)
+n = sp.Symbol("n", integer=True)
+z = sp.Symbol("z")  # complex: no assumptions
+
+
+def _falsified(verdict) -> bool:
+    """Substitute the counterexample ourselves and evaluate with 50 digits."""
+    point = verdict.counterexample
+    difference = (sp.sympify(verdict.lhs) - sp.sympify(verdict.rhs))
+    if isinstance(difference, sp.MatrixExpr):
+        difference = difference.xreplace({k: v for k, v in point.items()
+                                          if isinstance(k, sp.MatrixSymbol)}).doit()
+        difference = sp.Matrix(difference.as_explicit())
+    values = [difference] if not isinstance(difference, sp.MatrixBase) else list(difference)
+    scalars = {k: v for k, v in point.items() if isinstance(k, sp.Symbol)}
+    return any(abs(sp.N(v.xreplace(scalars), 50)) > 1e-10 for v in values)
+
+
+@pytest.mark.parametrize("lhs, rhs", [
+    (sp.cos(x + y), sp.cos(x) * sp.cos(y) - sp.sin(x) * sp.sin(y)),
+    (sp.sin(x) ** 2 + sp.cos(x) ** 2, 1),
+    (sp.exp(x) * sp.exp(y), sp.exp(x + y)),
+    ((x + y) ** 3, x**3 + 3 * x**2 * y + 3 * x * y**2 + y**3),
+    (sp.sqrt(p**2), p),
+    (sp.log(sp.exp(x)), x),
+    ((-1) ** (2 * n), 1),
+    (sp.cos(sp.pi * n), (-1) ** n),
+    (1 / (x**2 + 1) - 1 / (x**2 + 2), 1 / ((x**2 + 1) * (x**2 + 2))),
+])
+def test_true_identities_are_proved(lhs, rhs):
+    verdict = verify(lhs, rhs)
+    assert verdict.status == "proved", verdict.explain()
+    assert verdict.method and verdict.cross_checks >= 1
+
+
+@pytest.mark.parametrize("lhs, rhs", [
+    (sp.sqrt(x**2), x),                 # false for negative x
+    (sp.log(sp.exp(z)), z),             # false off the strip |Im z| <= pi
+    (sp.cos(x + y), sp.cos(x) * sp.cos(y) + sp.sin(x) * sp.sin(y)),
+    (sp.sin(x + y), sp.sin(x) * sp.cos(y) - sp.cos(x) * sp.sin(y)),
+    ((-1) ** n, 1),
+    (sp.exp(x + y), sp.exp(x) + sp.exp(y)),
+    (sp.Integer(1), sp.Integer(2)),
+])
+def test_false_identities_are_refuted_with_real_counterexamples(lhs, rhs):
+    verdict = verify(lhs, rhs)
+    assert verdict.status == "refuted"
+    assert verdict.counterexample is not None
+    assert _falsified(verdict)
+    low, high = (float(v) for v in verdict.difference)
+    assert low == pytest.approx(high, rel=1e-5) and high > 1e-10
+
+
+def test_counterexamples_respect_assumptions():
+    verdict = verify(sp.Abs(p), -p)  # false everywhere; the point must still be positive
+    assert verdict.refuted and verdict.counterexample[p] > 0
+    verdict = verify(sp.cos(sp.pi * n), 1)
+    assert verdict.refuted and verdict.counterexample[n].is_integer
+    assert verdict.counterexample[n] % 2 == 1
+
+
+def test_matrix_claims_name_the_failing_entry():
+    R = lambda a: sp.Matrix([[sp.cos(a), -sp.sin(a)], [sp.sin(a), sp.cos(a)]])
+    assert verify(R(x).T * R(y), R(y - x)).proved
+    wrong = verify(R(x) * R(y).T, R(y - x))
+    assert wrong.refuted and wrong.entry in {(0, 1), (1, 0)} and _falsified(wrong)
+
+
+def _rope_claim(d, theta=10000, wrong_last_block=False):
+    s, t = sp.symbols("s t", real=True)
+    R = lambda a: sp.Matrix([[sp.cos(a), -sp.sin(a)], [sp.sin(a), sp.cos(a)]])
+    omegas = [sp.Integer(theta) ** sp.Rational(-2 * i, d) for i in range(d // 2)]
+    rope = lambda pos: sp.BlockDiagMatrix(*[R(pos * w) for w in omegas])
+    rhs = rope(t - s)
+    if wrong_last_block:
+        rhs = sp.BlockDiagMatrix(*[R((t - s) * w) for w in omegas[:-1]], R((t + s) * omegas[-1]))
+    return sp.MatMul(rope(s).T, rope(t), evaluate=False), rhs
+
+
+def test_block_diagonal_claims_prove_one_template_for_all_frequencies():
+    small, large = verify(*_rope_claim(16)), verify(*_rope_claim(32))
+    assert small.proved and large.proved, (small.explain(), large.explain())
+    # Irrational frequencies share one template per entry; only the 4 rational ones
+    # (10**(-k)) are separate, so the symbolic work does not grow with d.
+    assert small.details["templates"] == large.details["templates"] <= 15
+    assert large.details["entries"] == 4 * 16
+    wrong = verify(*_rope_claim(16, wrong_last_block=True))
+    assert wrong.refuted and wrong.entry[0] == 7 and _falsified_blocks(wrong)
+
+
+def _falsified_blocks(verdict):
+    block, i, j = verdict.entry
+    first, second = verdict.lhs.args  # R(s)^T (a BlockDiagMatrix of transposed blocks), R(t)
+    lhs = (first.diag[block].as_explicit() * second.diag[block].as_explicit())[i, j]
+    rhs = verdict.rhs.diag[block].as_explicit()[i, j]
+    return abs(sp.N((lhs - rhs).xreplace(verdict.counterexample), 50)) > 1e-10
+
+
+def test_symbolic_matrix_algebra():
+    G0, Ga, Gab = (sp.MatrixSymbol(name, 3, 3) for name in ("G0", "Ga", "Gab"))
+    assert verify(G0.I * Ga * (Ga.I * Gab), G0.I * Gab).proved
+    wrong = verify(Ga * Gab, Gab * Ga)  # matrices do not commute
+    assert wrong.refuted and _falsified(wrong)
+    wrong = verify((Ga * Gab).T, Ga.T * Gab.T)  # the transpose reverses the order
+    assert wrong.refuted and _falsified(wrong)
+
+
+def test_hypotheses_are_rewrites():
+    F, G = sp.MatrixSymbol("F", 3, 3), sp.MatrixSymbol("G", 3, 3)
+    assert verify(F.T * G, sp.Identity(3), assumptions=[sp.Eq(F.T, G.I)]).proved
+    assert verify(F.T * G, sp.Identity(3)).refuted
+
+
+def test_exhausted_budget_is_undecided_within_budget_plus_one_second():
+    a, b, c, d = sp.symbols("a b c d", real=True)
+    # True (sin^2 + cos^2 = 1) but every rewrite must expand a 5-variable 30th power first.
+    lhs = (sp.sin(x) ** 2 + sp.cos(x) ** 2 + a + b + c + d) ** 30
+    rhs = (1 + a + b + c + d) ** 30
+    start = time.monotonic()
+    verdict = verify(lhs, rhs, budget=1.0)
+    elapsed = time.monotonic() - start
+    assert verdict.status == "undecided" and "budget" in verdict.reason
+    assert elapsed <= 2.0
+
+
+def test_budget_holds_off_the_main_thread_too():
+    a, b, c, d = sp.symbols("a b c d", real=True)
+    lhs = (sp.sin(x) ** 2 + sp.cos(x) ** 2 + a + b + c + d) ** 30
+    outcome = {}
+
+    def work():
+        start = time.monotonic()
+        outcome["verdict"] = verify(lhs, (1 + a + b + c + d) ** 30, budget=1.0)
+        outcome["elapsed"] = time.monotonic() - start
+
+    worker = threading.Thread(target=work)
+    worker.start()
+    worker.join(10)
+    assert outcome["verdict"].undecided and outcome["elapsed"] <= 2.0
+    # ...and proofs still work there (decided in a forked child).
+    done = {}
+    worker = threading.Thread(target=lambda: done.setdefault("v", verify(sp.cos(x) ** 2,
+                                                                         1 - sp.sin(x) ** 2)))
+    worker.start()
+    worker.join(20)
+    assert done["v"].proved
+
+
+def test_a_wrong_proof_is_an_internal_error_never_a_verdict(monkeypatch):
+    """If a rewrite ever "proved" a false claim that slipped past the probe, the cross-check raises."""
+    broken = [("always zero", lambda e: sp.Integer(0))]
+    monkeypatch.setattr("symrope.engine._verify.STRATEGIES", broken)
+    monkeypatch.setattr("symrope.engine._verify.TEMPLATE_STRATEGIES", broken)
+    monkeypatch.setattr("symrope.engine._verify._probe", lambda *args: None)
+    with pytest.raises(InternalError, match="proved"):
+        verify(sp.sin(x), sp.cos(x))
+
+
+def test_bad_input_is_a_usage_error():
+    with pytest.raises(UsageError, match="different shapes"):
+        verify(sp.eye(2), sp.eye(3))
+    with pytest.raises(UsageError, match="budget"):
+        verify(x, x, budget=0)
+    with pytest.raises(UsageError, match="too large"):
+        verify(sp.zeros(100, 100), sp.zeros(100, 100))
