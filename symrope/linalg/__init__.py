@@ -9,5 +9,10 @@ from symrope.linalg._skew import (J, SkewBlocks, axis_skew_blocks, block_exponen
                                   block_matrix, conjugated_skew, cross_product_matrix, householder,
                                   require_skew, rotation, skew_blocks_exact)
 
-__all__ = ["J", "rotation", "block_matrix", "block_exponential", "SkewBlocks", "require_skew",
+from symrope.linalg._certified import (DEFAULT_DPS, DEFAULT_TOLERANCE, SkewCertificate,
+                                       certified_skew_blocks, exact_rational_matrix, random_skew)
+from symrope.linalg._exact import exact_matmul
+
+__all__ = ["SkewCertificate", "certified_skew_blocks", "exact_rational_matrix", "random_skew",
+           "exact_matmul", "DEFAULT_DPS", "DEFAULT_TOLERANCE", "J", "rotation", "block_matrix", "block_exponential", "SkewBlocks", "require_skew",
            "skew_blocks_exact", "cross_product_matrix", "axis_skew_blocks", "householder", "conjugated_skew"]

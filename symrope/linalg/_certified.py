@@ -25,6 +25,7 @@ A certificate is a proved *error bound* for this ``Q`` -- not an exact factorisa
 
 from __future__ import annotations
 
+import contextlib
 import math
 import time
 from dataclasses import dataclass
@@ -34,7 +35,9 @@ import mpmath
 import numpy as np
 
 from symrope.errors import UsageError
-from symrope.linalg._exact import exact_matmul as _mm
+from symrope.linalg._exact import exact_matmul
+
+_mm = exact_matmul
 
 __all__ = ["SkewCertificate", "certified_skew_blocks", "exact_rational_matrix",
            "random_skew", "DEFAULT_DPS", "DEFAULT_TOLERANCE"]
@@ -106,12 +109,23 @@ def exact_rational_matrix(X) -> tuple[np.ndarray, int]:
     return numerators, denominator
 
 
-def random_skew(n: int, seed: int = 0, omegas=None) -> np.ndarray:
-    """A reproducible float64 skew matrix ``A - A^T`` (exactly skew), size ``n``.
+def random_skew(n: int, seed: int = 0, omegas=None):
+    """A reproducible skew matrix of size ``n``.
 
-    With ``omegas`` (a list of at most ``n // 2`` frequencies, repeats and zeros allowed) the
-    matrix is instead ``H diag(omega_i J, 0) H^T`` for a random Householder reflection ``H``,
-    exactly skew-symmetrised, so its frequencies are known (to float rounding).
+    Without ``omegas``: the float64 matrix ``A - A^T`` for a standard normal ``A`` (exactly
+    skew: float subtraction is antisymmetric). With ``omegas`` (at most ``n // 2`` rational
+    frequencies; repeats give degenerate planes, fewer than ``n // 2`` give a kernel): the
+    *exact* rational matrix ``H diag(omega_i J, 0) H^T`` for a Householder reflection ``H`` with
+    a random integer vector, as nested lists of :class:`fractions.Fraction` (a float matrix
+    would split repeated frequencies and zero eigenvalues by rounding).
+
+    Examples
+    ========
+
+    >>> from symrope.linalg import random_skew
+    >>> X = random_skew(3, seed=1, omegas=[2])
+    >>> all(X[i][j] == -X[j][i] for i in range(3) for j in range(3))
+    True
     """
     if not isinstance(n, (int, np.integer)) or n < 1:
         raise UsageError(f"n must be a positive integer, got {n!r}")
@@ -119,16 +133,24 @@ def random_skew(n: int, seed: int = 0, omegas=None) -> np.ndarray:
     if omegas is None:
         A = rng.standard_normal((n, n))
         return A - A.T
-    omegas = list(omegas)
+    omegas = [Fraction(w) for w in omegas]
     if 2 * len(omegas) > n:
         raise UsageError(f"{len(omegas)} frequencies do not fit in dimension {n}")
-    B = np.zeros((n, n))
+    denominator = 1
+    for omega in omegas:
+        denominator = math.lcm(denominator, omega.denominator)
+    B = np.zeros((n, n), dtype=object)
     for i, omega in enumerate(omegas):
-        B[2 * i + 1, 2 * i], B[2 * i, 2 * i + 1] = omega, -omega
-    v = rng.standard_normal(n)
-    H = np.eye(n) - 2 * np.outer(v, v) / (v @ v)
-    X = H @ B @ H.T
-    return (X - X.T) / 2
+        value = int(omega * denominator)
+        B[2 * i + 1, 2 * i], B[2 * i, 2 * i + 1] = value, -value
+    v = rng.integers(-3, 4, size=n)
+    v[0] = v[0] or 1
+    norm_squared = int(v @ v)
+    H = np.array([[norm_squared * (i == j) - 2 * int(v[i]) * int(v[j]) for j in range(n)]
+                  for i in range(n)], dtype=object)      # H_exact = H / norm_squared
+    numerators = exact_matmul(exact_matmul(H, B), H.T)
+    scale = denominator * norm_squared ** 2
+    return [[Fraction(int(numerators[i, j]), scale) for j in range(n)] for i in range(n)]
 
 
 # ----------------------------------------------------------------------------- float64 start
@@ -282,9 +304,7 @@ class SkewCertificate:
         ``U^T X U - B = E + (P^-1 - I) M P^-1 + M (P^-1 - I)`` with ``M = Q^T X Q``, so
         ``eta = e2 + (max omega + e2) d (2 + d)``. Computed in interval arithmetic (upper end).
         """
-        iv = mpmath.iv
-        with mpmath.workprec(self.bits + 64):
-            iv.prec = self.bits + 64
+        with _interval_precision(self.bits + 64) as iv:
             e1, e2 = iv.mpf(self.orthogonality_bound), iv.mpf(self.residual_bound)
             if e1.b >= 1:
                 raise UsageError("Q is too far from orthogonal (||Q^T Q - I|| >= 1) for a bound")
@@ -300,11 +320,9 @@ class SkewCertificate:
         (both exponentials orthogonal), and ``||U - Q|| <= e1``: the bound is
         ``|p| eta + e1 (2 + e1)``, in interval arithmetic.
         """
-        iv = mpmath.iv
-        with mpmath.workprec(self.bits + 64):
-            iv.prec = self.bits + 64
+        with _interval_precision(self.bits + 64) as iv:
             e1 = iv.mpf(self.orthogonality_bound)
-            bound = abs(iv.mpf(p)) * iv.mpf(self.block_error_bound()) + e1 * (2 + e1)
+            bound = abs(iv.mpf(str(p))) * iv.mpf(self.block_error_bound()) + e1 * (2 + e1)
             return mpmath.mpf(bound.b)
 
     def summary(self) -> str:
@@ -316,11 +334,21 @@ class SkewCertificate:
                 f"{mpmath.nstr(self.tolerance, 3)}; {self.sweeps} sweeps, {self.seconds:.2f} s")
 
 
+@contextlib.contextmanager
+def _interval_precision(bits: int):
+    """mpmath's interval context at ``bits`` bits, restoring its previous precision after."""
+    iv = mpmath.iv
+    saved = iv.prec
+    iv.prec = bits
+    try:
+        yield iv
+    finally:
+        iv.prec = saved
+
+
 def _sqrt_upper(value: Fraction):
     """An mpmath upper bound of ``sqrt(value)`` (interval arithmetic on the exact rational)."""
-    iv = mpmath.iv
-    with mpmath.workprec(128):
-        iv.prec = 128
+    with _interval_precision(128) as iv:
         interval = iv.mpf(value.numerator) / iv.mpf(value.denominator)
         return mpmath.mpf(iv.sqrt(interval).b)
 
@@ -392,7 +420,8 @@ def certified_skew_blocks(X, *, dps: int = DEFAULT_DPS, tolerance=None,
     for i in range(n):
         identity[i, i] = one
     cluster = one >> (bits // 3)  # planes closer than ~2^(-bits/3) (relative) count as repeated
-    target = one >> (bits // 2 + 8)
+    # Newton squares the error: stop once the last correction, squared, is far below the tolerance.
+    target = max(1, int(mpmath.ldexp(mpmath.sqrt(tolerance / (1000 * n)), bits)))
     sweeps = 0
     if largest:
         for sweeps in range(1, _MAX_SWEEPS + 1):
