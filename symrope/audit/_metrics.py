@@ -11,7 +11,6 @@ import numpy as np
 
 from symrope.audit._models import numpy_dtype
 
-_UNSIGNED_OF_SIZE = {2: np.uint16, 4: np.uint32, 8: np.uint64}
 
 def machine_epsilon(dtype) -> float:
     """Distance from 1 to the next float of ``dtype`` (bf16: 2**-7, fp32: 2**-23).
@@ -24,12 +23,28 @@ def machine_epsilon(dtype) -> float:
     return float(ml_dtypes.finfo(numpy_dtype(dtype)).eps)
 
 
+_BF16_DROPPED_BITS = 52 - 7       # float64 fraction bits that bf16 does not keep
+_BF16_EXPONENT_SHIFT = np.int64((1023 - 127) << 7)   # float64 vs bf16 exponent bias, in bf16 ulps
+_MAGNITUDE = np.int64(0x7FFF_FFFF_FFFF_FFFF)
+_SIGNED_OF_SIZE = {2: np.int16, 4: np.int32, 8: np.int64}
+
+
+def _bf16_rounded_magnitude(wide: np.ndarray) -> np.ndarray:
+    """|wide| rounded to bf16's 8 significant bits (ties to even), as float64 bits >> 45."""
+    magnitude = wide.view(np.int64) & _MAGNITUDE
+    lowest_kept = (magnitude >> _BF16_DROPPED_BITS) & 1
+    magnitude += lowest_kept + (np.int64(1) << (_BF16_DROPPED_BITS - 1)) - 1
+    magnitude >>= _BF16_DROPPED_BITS
+    return magnitude
+
+
 def round_to(values: np.ndarray, dtype) -> np.ndarray:
     """Correctly round float64 ``values`` to ``dtype`` (round to nearest, ties to even).
 
     ml_dtypes converts float64 to bfloat16 through float32, which can round twice (a value just
-    above a bf16 tie lands on the tie, then goes to even). Rounding to float32 *to odd* first
-    keeps the information a second rounding needs, so the result is the correctly rounded one.
+    above a bf16 tie lands on the tie, then goes to even). bf16 is therefore rounded here on the
+    float64 bit pattern (add half an ulp minus one, plus the kept last bit, then truncate), which
+    is exact for every bf16 normal number; numpy's own float16/float32 casts are already correct.
 
     Examples
     ========
@@ -39,41 +54,71 @@ def round_to(values: np.ndarray, dtype) -> np.ndarray:
     True
     """
     dtype = numpy_dtype(dtype)
-    values = np.asarray(values, dtype=np.float64)
-    if dtype.itemsize >= 4:
+    values = np.ascontiguousarray(values, dtype=np.float64)
+    if dtype.name != "bfloat16":
         return values.astype(dtype)
-    nearest = values.astype(np.float32)
-    bits = nearest.view(np.uint32).copy()
-    widened = nearest.astype(np.float64)
-    inexact = widened != values
-    too_far = inexact & (np.abs(widened) > np.abs(values))
-    bits[too_far] -= 1                      # truncate toward zero (sign-magnitude encoding)
-    bits[inexact] |= 1                      # ... then make the last bit odd: round to odd
-    return bits.view(np.float32).astype(dtype)
+    bits = _bf16_rounded_magnitude(values) << _BF16_DROPPED_BITS
+    return np.copysign(bits.view(np.float64), values).astype(dtype)
 
 
 def ordinal(values: np.ndarray) -> np.ndarray:
-    """Map floats to integers so that neighbouring floats differ by 1 (+0 and -0 both map to 0)."""
-    values = np.asarray(values)
-    unsigned = values.view(_UNSIGNED_OF_SIZE[values.dtype.itemsize])
-    sign_bit = np.array(1, dtype=unsigned.dtype) << (8 * values.dtype.itemsize - 1)
-    magnitude = (unsigned & ~sign_bit).astype(np.int64)
-    return np.where(unsigned & sign_bit, -magnitude, magnitude)
-
-
-def ulps_between(computed: np.ndarray, exact: np.ndarray) -> np.ndarray:
-    """How many floats of ``computed``'s dtype lie between it and the correctly rounded ``exact``.
+    """Map floats to integers so that neighbouring floats differ by 1 (+0 and -0 both map to 0).
 
     Examples
     ========
     >>> import numpy as np
+    >>> ordinal(np.array([-2**-24, -0.0, 0.0, 2**-24], dtype=np.float16)).tolist()  # smallest subnormals
+    [-1, 0, 0, 1]
+    """
+    values = np.ascontiguousarray(values)
+    signed = values.view(_SIGNED_OF_SIZE[values.dtype.itemsize])
+    lowest = np.iinfo(signed.dtype).min
+    # A negative float's pattern is lowest + magnitude, so lowest - pattern = -magnitude.
+    return np.where(signed < 0, lowest - signed, signed).astype(np.int64)
+
+
+def ulps_between(computed: np.ndarray, exact: np.ndarray, computed_wide: np.ndarray | None = None) -> np.ndarray:
+    """How many floats of ``computed``'s dtype lie between it and the correctly rounded ``exact``.
+
+    Parameters
+    ==========
+    computed : ndarray
+        Values in the audited dtype (``ml_dtypes.bfloat16``, float16, float32, float64).
+    exact : ndarray
+        float64 values to round correctly to that dtype.
+    computed_wide : ndarray, optional
+        ``computed`` already converted to float64 (saves a conversion for bf16).
+
+    Examples
+    ========
+    >>> import numpy as np, ml_dtypes
     >>> computed = np.array([1.0, 0.5, -0.25], dtype=np.float16)
     >>> exact = np.array([1.0, 0.5 + 3 * 2.0**-11, -0.25 - 2.0**-12])
     >>> ulps_between(computed, exact).tolist()
     [0, 3, 1]
+    >>> ulps_between(np.array([0.5, 1.0], dtype=ml_dtypes.bfloat16), np.array([0.5 - 2.0**-9, 1.0])).tolist()
+    [1, 0]
+    >>> tiny = np.array([1e-10, -1e-10])       # agrees with counting bf16 bit patterns
+    >>> zero = np.zeros(2, dtype=ml_dtypes.bfloat16)
+    >>> ulps_between(zero, tiny).tolist() == np.abs(ordinal(tiny.astype(ml_dtypes.bfloat16))).tolist()
+    True
     """
-    rounded = round_to(exact, computed.dtype)
-    return np.abs(ordinal(computed) - ordinal(rounded))
+    computed = np.asarray(computed)
+    if computed.dtype.name != "bfloat16":
+        return np.abs(ordinal(computed) - ordinal(round_to(exact, computed.dtype)))
+    if computed_wide is None:
+        computed_wide = computed.astype(np.float32).astype(np.float64)
+    # Both sides as float64 magnitudes in units of a bf16 ulp: consecutive bf16 numbers differ by 1.
+    # The float64 exponent range is wider than bf16's: shift so that bf16's smallest normal
+    # number sits next to zero, as in bf16's own encoding (smaller values do not occur here).
+    rounded = _bf16_rounded_magnitude(np.ascontiguousarray(exact, dtype=np.float64))
+    rounded = np.maximum(rounded - _BF16_EXPONENT_SHIFT, 0, out=rounded)
+    rounded = np.where(exact < 0, -rounded, rounded)
+    mine = (np.ascontiguousarray(computed_wide).view(np.int64) & _MAGNITUDE) >> _BF16_DROPPED_BITS
+    mine = np.maximum(mine - _BF16_EXPONENT_SHIFT, 0, out=mine)
+    mine = np.where(computed_wide < 0, -mine, mine)
+    mine -= rounded
+    return np.abs(mine, out=mine)
 
 
 def bits_of_error(computed: np.ndarray, exact: np.ndarray) -> np.ndarray:
@@ -163,7 +208,9 @@ def rotary_scores(cos_s: np.ndarray, sin_s: np.ndarray, cos_t: np.ndarray, sin_t
     real += sin_s * sin_t
     imag = cos_s * sin_t
     imag -= sin_s * cos_t
-    return real @ weights.real - imag @ weights.imag
+    scores = real @ np.ascontiguousarray(weights.real)
+    scores -= imag @ np.ascontiguousarray(weights.imag)
+    return scores
 
 
 def log_bands(max_position: int, first: int = 1024) -> list[tuple[int, int]]:

@@ -1,0 +1,576 @@
+"""The streaming audit: one implementation's table against the reference, band by band.
+
+Positions are fed in ascending chunks (so memory stays bounded and sequential models such as
+the recurrence pay for each step once). Every position of a band and every pair contributes to
+the band's maxima; the phase fit is accumulated as moments so one pass suffices.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator
+
+import mpmath
+import numpy as np
+
+from symrope.audit._metrics import (amplitude_error, log_bands, machine_epsilon, phase_error,
+                                    random_query_key_weights, rotary_scores, ulps_between)
+from symrope.audit._models import ImplModel, dtype_name, get_model
+from symrope.audit._reference import (MAX_POSITION, Certificate, Reference, certification_sample,
+                                      check_positions)
+from symrope.errors import InternalError, SymropeError, UsageError
+from symrope.schedules import RopeConfig, attention_factor, inv_freq
+
+_REFERENCE_PREC = 256
+_FINE_BINS_PER_OCTAVE = 8
+
+
+@dataclass(frozen=True)
+class Implementation:
+    """Anything audited: a built-in model, a user's function, or the real HF class.
+
+    ``table(positions, config, dtype, seq_len)`` returns ``(cos, sin)`` of shape (n, pairs).
+    ``user_supplied`` implementations get bad output reported as a UsageError (exit 2).
+    """
+
+    name: str
+    table: Callable[..., Any]
+    summary: str = ""
+    explanation: str = ""
+    fix: str | None = None
+    default_dtype: str = "fp32"
+    user_supplied: bool = True
+
+
+def as_implementation(target) -> Implementation:
+    """Wrap a built-in model name, an :class:`ImplModel`, or any object with ``.table``."""
+    if isinstance(target, Implementation):
+        return target
+    if isinstance(target, str):
+        target = get_model(target)
+    if isinstance(target, ImplModel):
+        return Implementation(name=target.name, table=target.table, summary=target.summary,
+                              explanation=target.explanation, fix=target.fix,
+                              default_dtype=target.default_dtype, user_supplied=False)
+    if not callable(getattr(target, "table", None)):
+        raise UsageError(f"{target!r} is not an implementation (it has no table method)")
+    return Implementation(name=str(getattr(target, "name", repr(target))), table=target.table,
+                          summary=str(getattr(target, "summary", "") or ""),
+                          explanation=str(getattr(target, "explanation", "") or ""),
+                          fix=getattr(target, "fix", None),
+                          default_dtype=str(getattr(target, "default_dtype", None) or "fp32"))
+
+
+@dataclass
+class AuditOptions:
+    """What to audit and how; the defaults are the CLI's defaults.
+
+    ``max_position`` is inclusive (the default, ``2**20 - 1``, is the last position of a
+    1M-token context). ``positions`` (sorted, unique) replaces ``0..max_position`` when given.
+    ``tolerance`` (absolute error in cos/sin) defaults to two ulps of 1.0 in the audited dtype.
+    """
+
+    max_position: int = 2**20 - 1
+    positions: np.ndarray | None = None
+    dtype: str | None = None
+    tolerance: float | None = None
+    seed: int = 0
+    offsets: tuple[int, ...] = (1, 32, 1024)
+    vectors: int = 4
+    shift_window: int = 32
+    chunk: int = 8192
+    seq_len: int | None = None
+    progress: bool | None = None
+
+
+@dataclass(frozen=True)
+class ExactSchedule:
+    """The exact frequencies and attention factor of a config, with the fast reference on them."""
+
+    reference: Reference
+    amplitude: float
+    omegas: np.ndarray
+
+    def certify(self, max_position: int, count: int = 24, seed: int = 0) -> Certificate:
+        return self.reference.certify(certification_sample(max_position, count, seed))
+
+
+def exact_schedule(config: RopeConfig, seq_len: int | None = None) -> ExactSchedule:
+    """Evaluate the schedule in mpmath at 256 bits and build the fast reference on it."""
+    with mpmath.workprec(_REFERENCE_PREC):
+        omegas = inv_freq(config, "mpmath", seq_len)
+        amplitude = attention_factor(config, "mpmath", seq_len)
+        reference = Reference(list(omegas), precision_bits=_REFERENCE_PREC)
+        return ExactSchedule(reference, float(amplitude), reference.omegas_float)
+
+
+@dataclass
+class BandSummary:
+    """One position band ``[lo, hi]`` (inclusive). Errors are absolute, phases in radians."""
+
+    lo: int
+    hi: int
+    positions: int
+    max_abs_error: float
+    max_bits_error: float
+    max_phase_error: float
+    phase_noise: float
+    frequency_drift: float
+    amplitude_error: float
+    invariance_violation: float | None
+    shift_violation: float | None
+    nonfinite: int
+    worst_pair: int
+    dominant: str
+
+
+@dataclass
+class AuditResult:
+    """Everything one audit measured; :meth:`to_dict` is the JSON record."""
+
+    impl: str
+    summary: str
+    explanation: str
+    fix: str | None
+    dtype: str
+    config: str
+    max_position: int
+    positions: int
+    tolerance: float
+    amplitude: float
+    bands: list[BandSummary]
+    frequency_error: float | None
+    frequency_error_per_pair: list[float]
+    frequency_error_stderr: list[float]
+    safe_context: int
+    safe_context_is_lower_bound: bool
+    offsets: tuple[int, ...]
+    seconds: float
+    fine: dict[str, list] = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        record = {key: getattr(self, key) for key in (
+            "impl", "summary", "dtype", "config", "max_position", "positions", "tolerance",
+            "amplitude", "frequency_error", "frequency_error_per_pair", "frequency_error_stderr",
+            "safe_context",
+            "safe_context_is_lower_bound", "explanation", "fix", "seconds")}
+        record["offsets"] = list(self.offsets)
+        record["bands"] = [dict(vars(band)) for band in self.bands]
+        return record
+
+    def worst(self, key: str) -> float:
+        values = [getattr(band, key) for band in self.bands if getattr(band, key) is not None]
+        return max(values) if values else float("nan")
+
+
+def audit(target, config: RopeConfig, options: AuditOptions | None = None,
+          schedule: ExactSchedule | None = None) -> AuditResult:
+    """Audit one implementation's rotary table against the exact schedule.
+
+    Parameters
+    ==========
+    target : str, ImplModel or object with ``table``
+        What to audit (a built-in model name such as ``"hf"``).
+    config : RopeConfig
+        The frequency schedule.
+    options : AuditOptions, optional
+        Positions, dtype, tolerance, seed, offsets; the CLI's defaults otherwise.
+    schedule : ExactSchedule, optional
+        A reference already built for ``config`` (shared across a comparison).
+
+    Returns
+    =======
+    AuditResult
+
+    Examples
+    ========
+    >>> from symrope.schedules import RopeConfig
+    >>> config = RopeConfig.from_options(head_dim=32, theta=10000)
+    >>> result = audit("neox-fp16", config, AuditOptions(max_position=2047, progress=False))
+    >>> round(result.worst("max_abs_error"), 2)       # GPT-NeoX issue 1003
+    0.78
+    """
+    options = options or AuditOptions()
+    impl = as_implementation(target)
+    schedule = schedule or exact_schedule(config, options.seq_len)
+    stream = _PositionStream(options)
+    run = _Run(impl, config, options, schedule, stream)
+    return run.execute()
+
+
+class _PositionStream:
+    """Ascending chunks of the audited positions (a range, or a sorted list)."""
+
+    def __init__(self, options: AuditOptions):
+        self.chunk = max(int(options.chunk), 64)
+        if options.positions is not None:
+            positions = np.unique(check_positions(options.positions))
+            if positions.size == 0:
+                raise UsageError("no positions to audit")
+            self.explicit = positions
+            self.max_position = int(positions[-1])
+            self.count = int(positions.size)
+            self.contiguous = bool(positions[0] == 0 and positions[-1] == positions.size - 1)
+        else:
+            top = options.max_position
+            if isinstance(top, bool) or not isinstance(top, (int, np.integer)) or top < 0:
+                raise UsageError(f"max position must be a non-negative integer, got {top!r}")
+            if top > MAX_POSITION:
+                raise UsageError(f"max position {top} exceeds the largest supported {MAX_POSITION}")
+            self.explicit = None
+            self.max_position = int(top)
+            self.count = self.max_position + 1
+            self.contiguous = True
+
+    def __iter__(self) -> Iterator[np.ndarray]:
+        if self.explicit is not None:
+            for start in range(0, self.count, self.chunk):
+                yield self.explicit[start:start + self.chunk]
+            return
+        for start in range(0, self.count, self.chunk):
+            yield np.arange(start, min(start + self.chunk, self.count), dtype=np.int64)
+
+    def band_edges(self) -> list[tuple[int, int]]:
+        bands = log_bands(self.max_position)
+        if self.explicit is None:
+            return bands
+        counts = np.searchsorted(self.explicit, [hi + 1 for _, hi in bands]) - \
+            np.searchsorted(self.explicit, [lo for lo, _ in bands])
+        return [band for band, count in zip(bands, counts) if count > 0]
+
+
+def _fine_edges(max_position: int) -> np.ndarray:
+    """Plot bins: [0, 16) then 8 log-spaced bins per octave up to the last position."""
+    octaves = max(np.log2(max_position + 1) - 4, 0)
+    edges = np.unique(np.round(16 * 2 ** np.linspace(0, octaves, int(octaves * _FINE_BINS_PER_OCTAVE) + 1)))
+    return np.concatenate([[0], edges[edges <= max_position]]).astype(np.int64)
+
+
+class _Run:
+    """The state of one streaming audit (accumulators per band, pair and plot bin)."""
+
+    def __init__(self, impl, config, options, schedule, stream):
+        self.impl, self.config, self.options, self.schedule, self.stream = \
+            impl, config, options, schedule, stream
+        self.pairs = schedule.reference.pairs
+        self.bands = stream.band_edges()
+        self.band_lo = np.array([lo for lo, _ in self.bands], dtype=np.int64)
+        self.dtype = dtype_name(options.dtype or impl.default_dtype)
+        shape = (len(self.bands), self.pairs)
+        self.max_abs, self.max_ulps, self.max_phase, self.max_amp = (np.zeros(shape) for _ in range(4))
+        self.s_pp, self.s_pd, self.s_dd, self.s_ww, self.n_valid = (np.zeros(shape) for _ in range(5))
+        self.invariance = np.full((len(self.bands), len(options.offsets)), np.nan)
+        self.shift = np.full(len(self.bands), np.nan)
+        self.counts = np.zeros(len(self.bands), dtype=np.int64)
+        self.nonfinite = np.zeros(len(self.bands), dtype=np.int64)
+        self.fine_edges = _fine_edges(stream.max_position)
+        self.fine = {key: np.zeros(len(self.fine_edges)) for key in
+                     ("max_abs_error", "max_phase_error", "amplitude_error", "invariance_violation")}
+        self.first_unsafe: int | None = None
+        self.weights = random_query_key_weights(self.pairs, options.vectors, options.seed)
+        offsets = [int(d) for d in options.offsets]
+        if any(d < 1 for d in offsets):
+            raise UsageError(f"score offsets must be positive integers, got {offsets}")
+        exact_cos, exact_sin, _ = schedule.reference.cos_sin(np.array(offsets, dtype=np.int64))
+        rotation = (exact_cos + 1j * exact_sin) * schedule.amplitude**2      # (offsets, pairs)
+        self.exact_scores = (rotation @ self.weights).real                   # (offsets, vectors)
+        self.history = max(max(offsets), options.shift_window)
+        self.last_delta = None
+        self.tolerance = options.tolerance
+        self.native_dtype = None
+
+    # --- the implementation, checked ------------------------------------------------------------
+    def table(self, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        impl, expected = self.impl, (positions.shape[0], self.pairs)
+        try:
+            if self.options.seq_len is None:
+                result = impl.table(positions, self.config, self.dtype)
+            else:
+                result = impl.table(positions, self.config, self.dtype, seq_len=self.options.seq_len)
+        except SymropeError:
+            raise
+        except Exception as error:
+            if not impl.user_supplied:
+                raise
+            message = " ".join(str(error).split())[:200]
+            raise UsageError(f"implementation {impl.name!r} raised {type(error).__name__}: "
+                             f"{message}") from None
+        complaint = UsageError if impl.user_supplied else InternalError
+        if not isinstance(result, (tuple, list)) or len(result) != 2:
+            raise complaint(f"implementation {impl.name!r} must return (cos, sin), "
+                            f"got {type(result).__name__}")
+        cos, sin = (np.asarray(part) for part in result)
+        for label, part in (("cos", cos), ("sin", sin)):
+            if part.shape != expected:
+                raise complaint(f"implementation {impl.name!r} returned {label} of shape "
+                                f"{part.shape}, expected {expected} (positions, rotary_dim/2)")
+            if part.dtype.kind != "f" and part.dtype.name != "bfloat16":
+                raise complaint(f"implementation {impl.name!r} returned {label} of dtype "
+                                f"{part.dtype}, expected floats")
+        if impl.user_supplied:
+            for label, part in (("cos", cos), ("sin", sin)):
+                bad = ~np.isfinite(part.astype(np.float32))
+                if bad.any():
+                    row, pair = np.argwhere(bad)[0]
+                    raise UsageError(f"implementation {impl.name!r} returned a non-finite {label} "
+                                     f"({part[row, pair]}) at position {positions[row]}, pair {pair}")
+        self.native_dtype = cos.dtype
+        return cos, sin
+
+    # --- the pass ---------------------------------------------------------------------------------
+    def execute(self) -> AuditResult:
+        started = time.perf_counter()
+        window = self.options.shift_window
+        baseline_positions = np.arange(min(window, self.stream.max_position + 1), dtype=np.int64)
+        self.baseline = self._wide(*self.table(baseline_positions)) if not self.stream.contiguous else None
+        keep_pos = np.empty(0, dtype=np.int64)
+        keep_cos = keep_sin = np.empty((0, self.pairs))
+        from tqdm.auto import tqdm  # imported here: only long audits show it
+
+        show = self.options.progress
+        if show is None:
+            show = sys.stderr.isatty() and self.stream.count > 200_000
+        with tqdm(total=self.stream.count, desc=f"audit {self.impl.name}", unit="pos",
+                  unit_scale=True, file=sys.stderr, disable=not show, leave=False) as bar, \
+                ThreadPoolExecutor(max_workers=1) as worker:
+            # The next chunk's table and reference are computed on a worker thread while this
+            # one folds the current chunk (numpy releases the GIL); order of table calls is kept.
+            pending = None
+            for positions in self.stream:
+                ahead = worker.submit(self._prepare, positions) if self.stream.contiguous else None
+                if pending is not None:
+                    keep_pos, keep_cos, keep_sin = self._consume(pending, keep_pos, keep_cos, keep_sin, bar)
+                pending = ahead if ahead is not None else _Done(self._prepare(positions))
+            if pending is not None:
+                keep_pos, keep_cos, keep_sin = self._consume(pending, keep_pos, keep_cos, keep_sin, bar)
+        if not self.stream.contiguous:  # windows of a sparse list are computed on the side
+            nothing = np.empty(0, dtype=np.int64)
+            self._shift_tests(np.array([0, self.stream.max_position]), nothing, keep_cos[:0], keep_sin[:0])
+        return self._finish(time.perf_counter() - started)
+
+    def _prepare(self, positions):
+        cos_native, sin_native = self.table(positions)
+        cos, sin = self._wide(cos_native, sin_native)
+        return positions, cos_native, sin_native, cos, sin, self.schedule.reference.cos_sin(positions)
+
+    def _consume(self, pending, keep_pos, keep_cos, keep_sin, bar):
+        positions, cos_native, sin_native, cos, sin, exact = pending.result()
+        known_pos = np.concatenate([keep_pos, positions])
+        known_cos = np.concatenate([keep_cos, cos])
+        known_sin = np.concatenate([keep_sin, sin])
+        self._fold(positions, cos_native, sin_native, cos, sin, exact)
+        self._scores(positions, cos, sin, known_pos, known_cos, known_sin)
+        keep = known_pos >= positions[-1] - self.history
+        bar.update(positions.size)
+        return known_pos[keep], known_cos[keep], known_sin[keep]
+
+    @staticmethod
+    def _wide(cos, sin):
+        # bf16 -> float64 directly is slow in ml_dtypes; through float32 it is exact and fast.
+        if cos.dtype.itemsize < 4:
+            cos, sin = cos.astype(np.float32), sin.astype(np.float32)
+        return cos.astype(np.float64), sin.astype(np.float64)
+
+    def _segments(self, positions: np.ndarray):
+        """(band index, start, stop) of the runs of ``positions`` inside each band."""
+        index = np.searchsorted(self.band_lo, positions, side="right") - 1
+        cuts = np.flatnonzero(np.diff(index)) + 1
+        starts = np.concatenate([[0], cuts])
+        stops = np.concatenate([cuts, [positions.size]])
+        return [(int(index[a]), int(a), int(b)) for a, b in zip(starts, stops)]
+
+    def _fold(self, positions, cos_native, sin_native, cos, sin, exact):
+        amplitude = self.schedule.amplitude
+        exact_cos, exact_sin, _ = exact
+        finite = np.isfinite(cos) & np.isfinite(sin)
+        all_finite = bool(finite.all())
+        if not all_finite:
+            cos, sin = np.where(finite, cos, 0.0), np.where(finite, sin, 0.0)
+        scaled_cos, scaled_sin = exact_cos * amplitude, exact_sin * amplitude
+        error = np.maximum(np.abs(cos - scaled_cos), np.abs(sin - scaled_sin))
+        ulps = np.maximum(ulps_between(cos_native, scaled_cos, cos), ulps_between(sin_native, scaled_sin, sin))
+        delta = phase_error(cos, sin, exact_cos, exact_sin)
+        amp = amplitude_error(cos, sin, amplitude)
+        wrapped = delta
+        if self.stream.contiguous:
+            # Unwrap along consecutive positions so a steady frequency error keeps growing past pi.
+            delta = _unwrap(delta, self.last_delta)
+            self.last_delta = delta[-1:]
+        if not all_finite:
+            error[~finite] = np.inf
+            ulps = np.where(finite, ulps.astype(np.float64), np.inf)
+            delta = np.where(finite, delta, 0.0)
+            wrapped = np.where(finite, wrapped, 0.0)
+            amp[~finite] = np.inf
+        weight = finite.astype(np.float64)
+        p = positions.astype(np.float64)[:, None]
+        moment_pp = p * p * weight
+        moment_pd = p * delta
+        for band, start, stop in self._segments(positions):
+            rows = slice(start, stop)
+            np.maximum(self.max_abs[band], error[rows].max(axis=0), out=self.max_abs[band])
+            np.maximum(self.max_ulps[band], ulps[rows].max(axis=0), out=self.max_ulps[band])
+            np.maximum(self.max_phase[band], np.abs(wrapped[rows]).max(axis=0), out=self.max_phase[band])
+            np.maximum(self.max_amp[band], amp[rows].max(axis=0), out=self.max_amp[band])
+            self.s_pp[band] += moment_pp[rows].sum(axis=0)
+            self.s_pd[band] += moment_pd[rows].sum(axis=0)
+            self.s_dd[band] += np.einsum("ij,ij->j", delta[rows], delta[rows])
+            self.s_ww[band] += np.einsum("ij,ij->j", wrapped[rows], wrapped[rows])
+            self.n_valid[band] += weight[rows].sum(axis=0)
+            self.counts[band] += stop - start
+            self.nonfinite[band] += int((~finite[rows]).sum())
+        per_position = error.max(axis=1)
+        if self.first_unsafe is None:
+            tolerance = self.tolerance if self.tolerance is not None else 2 * machine_epsilon(cos_native.dtype)
+            self.tolerance = tolerance
+            unsafe = np.flatnonzero(~(per_position <= tolerance))
+            if unsafe.size:
+                self.first_unsafe = int(positions[unsafe[0]])
+        self._fine_max(positions, "max_abs_error", per_position)
+        self._fine_max(positions, "max_phase_error", np.abs(wrapped).max(axis=1))
+        self._fine_max(positions, "amplitude_error", amp.max(axis=1))
+
+    def _fine_max(self, positions, key, values):
+        bins = np.searchsorted(self.fine_edges, positions, side="right") - 1
+        starts = np.concatenate([[0], np.flatnonzero(np.diff(bins)) + 1])
+        peaks = np.maximum.reduceat(values, starts)
+        np.maximum.at(self.fine[key], bins[starts], peaks)
+
+    def _rows(self, wanted, known_pos, known_cos, known_sin):
+        """Table rows at ``wanted`` positions: from the stream if seen recently, else a side call."""
+        if known_pos.size and wanted.size and wanted[-1] - wanted[0] == wanted.size - 1:
+            start = int(np.searchsorted(known_pos, wanted[0]))
+            stop = start + wanted.size
+            if stop <= known_pos.size and known_pos[start] == wanted[0] and known_pos[stop - 1] == wanted[-1]:
+                return known_cos[start:stop], known_sin[start:stop]   # a run of the stream: a view
+        index = np.minimum(np.searchsorted(known_pos, wanted), max(known_pos.size - 1, 0))
+        found = known_pos[index] == wanted if known_pos.size else np.zeros(wanted.shape, bool)
+        cos, sin = np.empty((wanted.size, self.pairs)), np.empty((wanted.size, self.pairs))
+        cos[found], sin[found] = known_cos[index[found]], known_sin[index[found]]
+        if not found.all():
+            extra_cos, extra_sin = self._wide(*self.table(wanted[~found]))
+            cos[~found], sin[~found] = extra_cos, extra_sin
+        return cos, sin
+
+    def _scores(self, positions, cos, sin, known_pos, known_cos, known_sin):
+        per_position = np.full(positions.size, -np.inf)
+        segments = self._segments(positions)
+        for column, offset in enumerate(self.options.offsets):
+            later = positions >= offset
+            if not later.any():
+                continue
+            cos_s, sin_s = self._rows(positions[later] - offset, known_pos, known_cos, known_sin)
+            scores = rotary_scores(cos_s, sin_s, cos[later], sin[later], self.weights)
+            violation = np.full(positions.size, np.nan)
+            violation[later] = np.abs(scores - self.exact_scores[column]).max(axis=1)
+            for band, start, stop in segments:
+                part = violation[start:stop]
+                if not np.isnan(part).all():
+                    self.invariance[band, column] = np.fmax(self.invariance[band, column], np.nanmax(part))
+            per_position = np.fmax(per_position, violation)
+        has = ~np.isnan(per_position) & (per_position > -np.inf)
+        if has.any():
+            self._fine_max(positions[has], "invariance_violation", per_position[has])
+        if self.stream.contiguous:
+            self._shift_tests(positions, known_pos, known_cos, known_sin)
+
+    def _shift_tests(self, positions, known_pos, known_cos, known_sin):
+        """arXiv 2411.13476: the scores of a window shifted to a band's end vs the same window at 0.
+
+        The window ``[hi - W + 1, hi]`` is compared with ``[0, W - 1]``; no exact value is used.
+        """
+        window = self.options.shift_window
+        if self.baseline is None and positions[0] == 0:
+            head = np.arange(min(window, self.stream.max_position + 1), dtype=np.int64)
+            self.baseline = self._rows(head, known_pos, known_cos, known_sin)
+        for band, (lo, hi) in enumerate(self.bands):
+            if not positions[0] <= hi <= positions[-1] or hi + 1 < 2 * window:
+                continue
+            shifted = np.arange(hi - window + 1, hi + 1, dtype=np.int64)
+            moved = _pairwise_scores(*self._rows(shifted, known_pos, known_cos, known_sin), self.weights)
+            self.shift[band] = np.abs(moved - _pairwise_scores(*self.baseline, self.weights)).max()
+
+    # --- the summary ------------------------------------------------------------------------------
+    def _finish(self, seconds: float) -> AuditResult:
+        omegas = self.schedule.omegas
+        total_pp, total_pd = self.s_pp.sum(axis=0), self.s_pd.sum(axis=0)
+        slope = total_pd / np.where(total_pp > 0, total_pp, np.inf)
+        relative = slope / omegas
+        residual = self.s_dd - 2 * slope * self.s_pd + slope**2 * self.s_pp
+        count = np.maximum(self.n_valid, 1)
+        noise = np.sqrt(np.minimum(np.maximum(residual, 0) / count, self.s_ww / count))
+        # Standard error of a least-squares slope through the origin; a pair's frequency error
+        # counts as measured only when it stands four standard errors above the phase noise.
+        spread = np.maximum(residual.sum(axis=0), 0) / np.maximum(self.n_valid.sum(axis=0) - 1, 1)
+        stderr = np.sqrt(spread / np.where(total_pp > 0, total_pp, np.inf)) / omegas
+        resolved = np.abs(relative) > 4 * stderr
+        resolved_slope = np.where(resolved, np.abs(slope), 0.0)
+        amplitude = self.schedule.amplitude
+        summaries = []
+        for band, (lo, hi) in enumerate(self.bands):
+            drift = float(resolved_slope.max() * hi)
+            components = {"frequency": amplitude * drift,
+                          "phase noise": amplitude * float(noise[band].max()),
+                          "amplitude": float(self.max_amp[band].max())}
+            invariance = self.invariance[band]
+            summaries.append(BandSummary(
+                lo=lo, hi=hi, positions=int(self.counts[band]),
+                max_abs_error=float(self.max_abs[band].max()),
+                max_bits_error=float(np.log2(1.0 + self.max_ulps[band].max())),
+                max_phase_error=float(self.max_phase[band].max()),
+                phase_noise=float(noise[band].max()),
+                frequency_drift=drift,
+                amplitude_error=float(self.max_amp[band].max()),
+                invariance_violation=None if np.isnan(invariance).all() else float(np.nanmax(invariance)),
+                shift_violation=None if np.isnan(self.shift[band]) else float(self.shift[band]),
+                nonfinite=int(self.nonfinite[band]),
+                worst_pair=int(self.max_abs[band].argmax()),
+                dominant=max(components, key=components.get)))
+        if self.first_unsafe is None:
+            safe, lower_bound = self.stream.max_position + 1, True
+        else:
+            safe, lower_bound = self.first_unsafe, False
+        keep = self.fine["max_abs_error"] > 0
+        fine = {"lo": self.fine_edges[keep].tolist()}
+        fine.update({key: values[keep].tolist() for key, values in self.fine.items()})
+        return AuditResult(
+            impl=self.impl.name, summary=self.impl.summary, explanation=self.impl.explanation,
+            fix=self.impl.fix, dtype=dtype_name(self.native_dtype) if self.native_dtype else self.dtype,
+            config=self.config.describe(), max_position=self.stream.max_position,
+            positions=self.stream.count, tolerance=float(self.tolerance), amplitude=amplitude,
+            bands=summaries,
+            frequency_error=float(np.abs(relative[resolved]).max()) if resolved.any() else None,
+            frequency_error_per_pair=[float(v) for v in relative],
+            frequency_error_stderr=[float(v) for v in stderr], safe_context=int(safe),
+            safe_context_is_lower_bound=lower_bound, offsets=tuple(self.options.offsets),
+            seconds=round(seconds, 3), fine=fine)
+
+
+class _Done:
+    """An already computed result with a future's ``result()``."""
+
+    def __init__(self, value):
+        self.value = value
+
+    def result(self):
+        return self.value
+
+
+def _unwrap(delta: np.ndarray, previous: np.ndarray | None) -> np.ndarray:
+    """Undo 2*pi jumps along the positions (axis 0), continuing from the previous chunk's last row."""
+    head = delta[:1] if previous is None else previous   # previous is already unwrapped
+    steps = np.diff(delta, axis=0, prepend=head)
+    steps *= 1 / (2 * np.pi)
+    np.rint(steps, out=steps)
+    np.cumsum(steps, axis=0, out=steps)
+    steps *= 2 * np.pi
+    return delta - steps
+
+
+def _pairwise_scores(cos: np.ndarray, sin: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Scores of every (s, t) with s <= t in a window, shape (pairs of the window, vectors)."""
+    first, second = np.triu_indices(cos.shape[0])
+    return rotary_scores(cos[first], sin[first], cos[second], sin[second], weights)

@@ -1,0 +1,71 @@
+"""``--plot FILE``: error against position on log axes, one panel per component, one line per impl."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from symrope.audit._driver import AuditResult
+from symrope.errors import UsageError
+
+_PANELS = (  # (key in AuditResult.fine, title)
+    ("max_abs_error", "max |table - exact| (cos, sin)"),
+    ("max_phase_error", "max phase error (rad)"),
+    ("amplitude_error", "amplitude error |hypot(cos, sin) - a|"),
+    ("invariance_violation", "relative-invariance violation of scores"),
+)
+
+
+def plot_audits(results: list[AuditResult], path, title: str | None = None) -> Path:
+    """Write a PNG of every result's per-bin maxima against position (log-log).
+
+    Parameters
+    ==========
+    results : list of AuditResult
+        The primary audit first; comparisons and the fix after it.
+    path : str or Path
+        Where the PNG goes (its folder must exist).
+    title : str, optional
+        The figure title; the config's description by default.
+
+    Returns
+    =======
+    Path
+        The written file.
+    """
+    try:
+        import matplotlib
+    except ImportError:
+        raise UsageError("--plot needs matplotlib: pip install 'symrope[plot]'") from None
+    matplotlib.use("Agg", force=True)
+    from matplotlib import pyplot
+
+    path = Path(path)
+    if not path.parent.exists():
+        raise UsageError(f"cannot write plot {str(path)!r}: folder {str(path.parent)!r} does not exist")
+    figure, axes = pyplot.subplots(2, 2, figsize=(11, 7.5), sharex=True)
+    for axis, (key, label) in zip(axes.flat, _PANELS):
+        for result in results:
+            starts = result.fine.get("lo", [])
+            values = result.fine.get(key, [])
+            points = [(max(x, 1), y) for x, y in zip(starts, values) if y and y > 0 and y != float("inf")]
+            if points:
+                xs, ys = zip(*points)
+                axis.step(xs, ys, where="post", label=f"{result.impl} ({result.dtype})")
+        axis.set_xscale("log")
+        axis.set_yscale("log")
+        axis.set_title(label, fontsize=10)
+        axis.grid(True, which="major", alpha=0.3)
+    for axis in axes[1]:
+        axis.set_xlabel("position")
+    handles, labels = axes.flat[0].get_legend_handles_labels()
+    if handles:
+        figure.legend(handles, labels, loc="lower center", ncol=min(len(labels), 4), fontsize=9)
+    figure.suptitle(title or results[0].config, fontsize=9)
+    figure.tight_layout(rect=(0, 0.06, 1, 0.97))
+    try:
+        figure.savefig(path, dpi=110)
+    except OSError as error:
+        raise UsageError(f"cannot write plot {str(path)!r}: {error.strerror}") from None
+    finally:
+        pyplot.close(figure)
+    return path

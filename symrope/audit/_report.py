@@ -1,0 +1,171 @@
+"""What an audit prints: the terminal table and the versioned JSON document."""
+
+from __future__ import annotations
+
+import platform
+import textwrap
+from dataclasses import dataclass, field
+
+from symrope.audit._driver import AuditResult
+from symrope.audit._reference import REFERENCE_TOLERANCE, Certificate
+
+#: Bumped whenever a key of the JSON document changes meaning or disappears.
+SCHEMA = "symrope.audit/1"
+
+_COLUMNS = (  # (header, BandSummary attribute, format)
+    ("max|err|", "max_abs_error", "{:.2e}"),
+    ("bits", "max_bits_error", "{:.1f}"),
+    ("phase noise", "phase_noise", "{:.2e}"),
+    ("freq drift", "frequency_drift", "{:.2e}"),
+    ("amplitude", "amplitude_error", "{:.2e}"),
+    ("invariance", "invariance_violation", "{:.2e}"),
+    ("shift", "shift_violation", "{:.2e}"),
+)
+
+
+@dataclass
+class AuditReport:
+    """A primary audit with what it is compared against and its suggested fix re-audited."""
+
+    primary: AuditResult
+    certificate: Certificate
+    seed: int
+    config: dict
+    compared: list[AuditResult] = field(default_factory=list)
+    fix: AuditResult | None = None
+
+    # --- JSON -----------------------------------------------------------------------------------
+    def to_json(self) -> dict:
+        """The ``--json`` document: the primary audit's keys at the top level, plus context."""
+        import ml_dtypes
+        import mpmath
+        import numpy
+
+        from symrope._version import __version__
+
+        document = {"schema": SCHEMA}
+        document.update(self.primary.to_dict())
+        document["seed"] = self.seed
+        document["config_hf"] = self.config
+        document["reference"] = {
+            "method": "float64 double-double argument reduction; sample checked with mpmath.iv",
+            "certified_max_error": self.certificate.max_error,
+            "certified_points": self.certificate.points,
+            "certified_max_position": self.certificate.max_position,
+            "interval_precision_bits": self.certificate.precision_bits,
+            "promised_max_error": REFERENCE_TOLERANCE,
+            "certified": self.certificate.holds(),
+        }
+        document["compare"] = [result.to_dict() for result in self.compared]
+        if self.fix is not None:
+            document["fix"] = dict(self.fix.to_dict(), improvement=improvement(self.primary, self.fix))
+        else:
+            document["fix"] = None
+        document["versions"] = {"symrope": __version__, "python": platform.python_version(),
+                                "numpy": numpy.__version__, "mpmath": mpmath.__version__,
+                                "ml_dtypes": ml_dtypes.__version__}
+        return document
+
+    # --- the terminal ---------------------------------------------------------------------------
+    def to_text(self) -> str:
+        """The terminal report: the band table, why the error is what it is, and the fix."""
+        primary = self.primary
+        lines = [f"symrope audit: {primary.impl} ({primary.dtype}) -- {primary.config}"]
+        if primary.summary:
+            lines += textwrap.wrap(primary.summary, 96, initial_indent="  ", subsequent_indent="  ")
+        cert = self.certificate
+        lines.append(f"positions 0..{primary.max_position}" if primary.positions == primary.max_position + 1
+                     else f"{primary.positions} chosen positions up to {primary.max_position}")
+        lines[-1] += (f" x {len(primary.frequency_error_per_pair)} pairs; reference error <= "
+                      f"{cert.max_error:.2e} (certified with mpmath.iv on {cert.points} points up to "
+                      f"{cert.max_position})")
+        if primary.amplitude != 1.0:
+            lines.append(f"attention factor {primary.amplitude:.6g} (compared against factor x exact)")
+        lines += ["", *band_table(primary), ""]
+        lines += summary_lines(primary)
+        if primary.explanation:
+            lines += textwrap.wrap("why: " + primary.explanation, 96, subsequent_indent="     ")
+        if self.fix is not None:
+            lines += ["", *fix_lines(primary, self.fix)]
+        if self.compared:
+            lines += ["", *comparison_table([primary, *self.compared])]
+        return "\n".join(lines)
+
+
+def _cell(value, fmt: str) -> str:
+    if value is None:
+        return "-"
+    return fmt.format(value)
+
+
+def band_table(result: AuditResult) -> list[str]:
+    """Rows per band: the maxima over every position and pair, and the dominant component."""
+    header = ["band (inclusive)", *(name for name, _, _ in _COLUMNS), "dominant"]
+    rows = [header]
+    for band in result.bands:
+        cells = [f"{band.lo}..{band.hi}"]
+        cells += [_cell(getattr(band, key), fmt) for _, key, fmt in _COLUMNS]
+        cells.append(band.dominant + (f" ({band.nonfinite} non-finite)" if band.nonfinite else ""))
+        rows.append(cells)
+    return _align(rows)
+
+
+def summary_lines(result: AuditResult) -> list[str]:
+    if result.frequency_error is None:
+        frequency = "frequency error (fitted omega_eff/omega - 1): not resolved above the phase noise"
+    else:
+        frequency = f"frequency error (fitted omega_eff/omega - 1): {result.frequency_error:.2e} (largest pair)"
+    if result.safe_context_is_lower_bound:
+        safe = (f"safe context (|err| <= {result.tolerance:.3g}): at least {result.safe_context} "
+                f"positions (the tolerance holds at every audited position)")
+    else:
+        safe = (f"safe context (|err| <= {result.tolerance:.3g}): {result.safe_context} positions "
+                f"(first exceeded at position {result.safe_context})")
+    return [frequency, safe]
+
+
+def improvement(before: AuditResult, after: AuditResult) -> dict:
+    """Ratios ``before / after`` of the worst band values (larger is better)."""
+    ratios = {}
+    for key in ("max_abs_error", "phase_noise", "invariance_violation", "max_bits_error"):
+        old, new = before.worst(key), after.worst(key)
+        ratios[key] = {"before": old, "after": new,
+                       "ratio": (old / new) if new and new == new and old == old else None}
+    ratios["safe_context"] = {"before": before.safe_context, "after": after.safe_context}
+    return ratios
+
+
+def fix_lines(before: AuditResult, after: AuditResult) -> list[str]:
+    change = improvement(before, after)
+    lines = [f"suggested fix: {after.impl} ({after.dtype}) -- {after.summary}"]
+    for key, label in (("max_abs_error", "max |err|"), ("phase_noise", "phase noise"),
+                       ("invariance_violation", "invariance violation")):
+        entry = change[key]
+        ratio = f" ({entry['ratio']:.3g}x smaller)" if entry["ratio"] else ""
+        lines.append(f"  {label:<21} {entry['before']:.2e} -> {entry['after']:.2e}{ratio}")
+    lines.append(f"  {'safe context':<21} {before.safe_context} -> {after.safe_context}"
+                 + (" (lower bound)" if after.safe_context_is_lower_bound else ""))
+    return lines
+
+
+def comparison_table(results: list[AuditResult]) -> list[str]:
+    """Side by side: each implementation's max |err| per band, then the summary rows."""
+    names = [f"{result.impl} ({result.dtype})" for result in results]
+    rows = [["band (inclusive)", *names]]
+    by_band = [{(band.lo, band.hi): band for band in result.bands} for result in results]
+    for band in results[0].bands:
+        key = (band.lo, band.hi)
+        rows.append([f"{band.lo}..{band.hi}",
+                     *(_cell(table[key].max_abs_error, "{:.2e}") if key in table else "-" for table in by_band)])
+    rows.append(["worst phase noise", *(f"{r.worst('phase_noise'):.2e}" for r in results)])
+    rows.append(["worst invariance", *(_cell(r.worst('invariance_violation'), "{:.2e}") for r in results)])
+    rows.append(["frequency error", *(_cell(r.frequency_error, "{:.2e}") for r in results)])
+    rows.append(["safe context", *((">=" if r.safe_context_is_lower_bound else "") + str(r.safe_context)
+                                    for r in results)])
+    return ["side by side (max |err| per band):", *_align(rows)]
+
+
+def _align(rows: list[list[str]]) -> list[str]:
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return ["  ".join(cell.ljust(width) if i == 0 else cell.rjust(width)
+                      for i, (cell, width) in enumerate(zip(row, widths))).rstrip() for row in rows]
