@@ -124,7 +124,7 @@ def math_latex(expr, **settings) -> str:
     >>> import sympy as sp
     >>> from symrope.latex import math_latex
     >>> math_latex(sp.Symbol("omega_0") * sp.Symbol("p"))
-    'p \\omega_{0}'
+    '\\omega_{0} p'
     >>> math_latex(sp.Symbol(r"\input{x}"))
     '\\backslash{}\\text{input}\\{\\text{x}\\}'
     >>> J = sp.Matrix([[0, -1], [1, 0]])

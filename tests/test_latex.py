@@ -1,0 +1,262 @@
+"""LaTeX derivations: escaping, block structure, hooks, standalone documents that compile."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+import sympy as sp
+
+import symrope
+from symrope.errors import UsageError
+from symrope.latex import (check_raw_latex, check_report_document, combined_document,
+                           compile_pdf, escape_math_text, escape_text, latex_errors, math_latex,
+                           overfull_boxes, report_latex, report_markdown, theorem_document,
+                           theorem_latex, verdict_latex)
+from symrope.latex._document import PREAMBLE
+from test_latex_support import pdf_text, require_tool, rope_sample, rotation, squeeze
+
+NASTY = r"\input{/etc/passwd} $x$ a_b 50% #1 & {c} ~d ^e \\ \def\x{y}"
+SPECIALS = "\\$_%#&{}~^<>|"
+
+
+@pytest.fixture(scope="module")
+def sample_report():
+    return rope_sample(d=16).prove()  # 8 blocks: enough to be shown with an ellipsis
+
+
+@pytest.fixture(scope="module")
+def nasty_report():
+    return rope_sample(d=4, name=NASTY).prove()
+
+
+# --- escaping ------------------------------------------------------------------------------
+
+def test_escape_text_leaves_no_active_special_character():
+    escaped = escape_text(NASTY)
+    # Every backslash starts one of our own commands; no user command survives.
+    commands = set(re.findall(r"\\([A-Za-z]+)", escaped))
+    assert commands <= {"ttfamily", "char", "allowbreak"}, commands
+    for char in "$%#&~^_":
+        assert re.search(rf"(?<![\\\w]){re.escape(char)}", escaped) is None or \
+            char in "%#&" and f"\\{char}" in escaped
+
+
+def test_math_escaping_of_symbol_names_cannot_inject():
+    evil = sp.Symbol(r"\input{/etc/passwd}")
+    text = math_latex(evil + sp.Symbol("omega_0"))
+    assert r"\input" not in text and r"\backslash{}\text{input}" in text
+    assert r"\omega_{0}" in text  # ordinary names are still typeset as mathematics
+    assert "input" in math_latex(sp.MatrixSymbol(r"\input{x}", 2, 2))
+    assert r"\input" not in math_latex(sp.MatrixSymbol(r"\input{x}", 2, 2))
+    assert r"\input" not in math_latex(sp.Function(r"\input{x}")(sp.Symbol("t")))
+    assert escape_math_text("$") == r"\$"
+
+
+@pytest.mark.parametrize("fragment", [r"\input{/etc/passwd}", r"\write18{rm -rf /}",
+                                      r"\immediate\openout", r"\catcode`\^=7", r"\def\x{1}",
+                                      r"{unbalanced", r"a % comment", r"^^5cinput"])
+def test_raw_latex_that_could_do_more_than_typeset_is_rejected(fragment):
+    with pytest.raises(UsageError, match="statement_latex"):
+        check_raw_latex(fragment, "statement_latex")
+
+
+def test_statement_latex_is_checked_when_rendering():
+    thm = sp.Symbol("x")
+    theorem = symrope.Theorem("t", "x = x", statement_latex=r"x = x \input{/etc/passwd}")
+    theorem.check(thm, thm, "reflexivity")
+    with pytest.raises(UsageError, match=r"\\input"):
+        theorem_document(theorem.prove())
+
+
+# --- big objects by structure ------------------------------------------------------------------
+
+def test_block_diagonal_of_64_rotations_is_shown_as_diag_with_ellipsis():
+    p = sp.Symbol("p", real=True)
+    rope = sp.BlockDiagMatrix(*[rotation(p * sp.Integer(10000) ** sp.Rational(-i, 64))
+                                for i in range(64)])
+    text = math_latex(rope)
+    assert text.startswith(r"\operatorname{diag}\left(") and r"\ldots" in text
+    assert text.count(r"\begin{matrix}") == 3  # first two blocks and the last one
+
+
+def test_no_explicit_matrix_above_8x8_is_printed():
+    dense = sp.Matrix(16, 16, lambda i, j: sp.Symbol(f"a_{i}_{j}"))
+    text = math_latex(dense)
+    assert r"\begin{matrix}" not in text and "16" in text and "not printed" in text
+    block_diagonal = sp.diag(*[rotation(sp.Symbol("p") * k) for k in range(1, 9)])  # 16x16
+    text = math_latex(block_diagonal)
+    assert text.count(r"\begin{matrix}") == 3 and r"\ldots" in text
+    eight = sp.Matrix(8, 8, lambda i, j: i + j)
+    assert math_latex(eight).count(r"\\") == 7  # 8x8 is still printed entry by entry
+
+
+# --- hooks (sympy.latex and Jupyter) -------------------------------------------------------------
+
+def test_hooks_typeset_verdicts_theorems_and_reports(sample_report):
+    x = sp.Symbol("x", real=True)
+    refuted = symrope.verify(sp.sin(2 * x), 2 * sp.sin(x))
+    text = sp.latex(refuted)
+    assert text == verdict_latex(refuted) and r"\neq" in text and "refuted at" in text
+    assert refuted._repr_latex_().startswith(r"$\displaystyle ")
+    assert sp.latex(sample_report) == report_latex(sample_report)
+    assert sp.latex(sample_report.theorem) == theorem_latex(sample_report.theorem)
+    assert report_latex(sample_report).count(r"\checkmark") == 2  # the two proved steps
+    assert "as expected" in report_latex(sample_report)
+
+
+def test_hooks_compile_as_math_in_pdflatex(tmp_path, sample_report, nasty_report):
+    require_tool("pdflatex")
+    x = sp.Symbol("x", real=True)
+    pieces = [sample_report._repr_latex_(), nasty_report._repr_latex_(),
+              nasty_report.theorem._repr_latex_(),
+              symrope.verify(sp.sin(2 * x), 2 * sp.sin(x))._repr_latex_(),
+              symrope.verify(sp.cos(x) ** 2, 1 - sp.sin(x) ** 2)._repr_latex_()]
+    body = "\n\n".join(r"\resizebox{\linewidth}{!}{" + piece + "}" for piece in pieces)
+    tex = tmp_path / "hooks.tex"
+    tex.write_text(PREAMBLE + "\\begin{document}\n" + body + "\n\\end{document}\n")
+    compile_pdf(tex, tmp_path)
+
+
+# --- documents -----------------------------------------------------------------------------------
+
+def _compile_and_read(tmp_path, name: str, tex: str):
+    path = tmp_path / f"{name}.tex"
+    path.write_text(tex, encoding="utf-8")
+    pdf = compile_pdf(path, tmp_path)
+    log = (tmp_path / f"{name}.log").read_text(encoding="latin-1")
+    return pdf, log
+
+
+def test_document_structure(sample_report):
+    tex = theorem_document(sample_report)
+    assert r"\documentclass[11pt]{article}" in tex and "standalone" not in tex
+    packages = set(re.findall(r"\\usepackage(?:\[[^\]]*\])?\{([^}]*)\}", tex))
+    assert packages == {"inputenc", "geometry", "amsmath,amssymb", "graphicx", "hyperref"}
+    assert tex.count(r"\steplabel{") == len(sample_report.results) == 5
+    assert tex.count(r"\stepeq{") == 4  # definitions and checked steps; the cited lemma is prose
+    assert r"\stepmark{cited [1]}" in tex and r"\stepmark{$\checkmark$ checked}" in tex
+    assert r"\stepmark{$\times$ refuted}" in tex
+    assert f"SymPy version & {sp.__version__}" in tex
+    assert f"symrope version & {symrope.__version__}" in tex
+
+
+def test_theorem_document_compiles_and_shows_every_step(tmp_path, sample_report):
+    require_tool("pdflatex")
+    pdf, log = _compile_and_read(tmp_path, "rope", theorem_document(sample_report))
+    assert latex_errors(log) == []
+    assert overfull_boxes(log) == []
+    text = squeeze(pdf_text(pdf))
+    assert squeeze(sample_report.theorem.statement) in text
+    for word in ["Step5.", "cited[1]", "checked", "refuted", "Counterexample", "definition",
+                 "SymPyversion" + sp.__version__, "symropeversion" + symrope.__version__,
+                 "existsUnique_generator", "diag"]:
+        assert word in text, word
+
+
+def test_refuted_step_renders_its_counterexample(tmp_path, sample_report):
+    refuted = [r for r in sample_report.results if r.verdict and r.verdict.status == "refuted"]
+    assert len(refuted) == 1
+    point = refuted[0].verdict.counterexample
+    tex = theorem_document(sample_report)
+    section = tex[tex.index("a tempting but wrong rearrangement"):]
+    for symbol, value in point.items():
+        assert f"{sp.latex(symbol)} = {sp.latex(value)}" in section
+
+
+def test_failed_steps_are_marked_failed(tmp_path):
+    x = sp.Symbol("x", real=True)
+    theorem = symrope.Theorem("wrong_claim", "sin(2x) = 2 sin(x)")
+    theorem.check(sp.sin(2 * x), 2 * sp.sin(x), "a false claim, expected to hold")
+    report = theorem.prove()
+    assert report.verdict == "refuted"
+    tex = theorem_document(report)
+    assert r"\stepmark{FAILED: refuted}{expected proved}" in tex and r"\neq" in tex
+    assert r"\textbf{REFUTED.}" in tex
+
+
+def test_user_names_cannot_inject_latex_and_print_literally(tmp_path, nasty_report):
+    require_tool("pdflatex")
+    check = {"encoding": NASTY, "assumptions": {"linearity": {"verdict": "proved",
+                                                              "counterexample": None}}}
+    for name, tex in [("nasty", theorem_document(nasty_report)),
+                      ("nasty_all", combined_document([nasty_report])),
+                      ("nasty_check", check_report_document(check))]:
+        assert r"\input{/etc/passwd}" not in tex and r"\def\x" not in tex
+        pdf, log = _compile_and_read(tmp_path, name, tex)
+        assert latex_errors(log) == [] and "/etc/passwd" not in _files_read(log)
+        text = pdf_text(pdf)
+        assert squeeze(NASTY) in squeeze(text), name
+        assert "root:" not in text  # nothing of /etc/passwd made it in
+
+
+def _files_read(log: str) -> str:
+    return " ".join(re.findall(r"\((/[^\s()]+)", log))
+
+
+def test_combined_document_has_contents_and_a_table_of_verdicts(tmp_path, sample_report,
+                                                                 nasty_report):
+    tex = combined_document([sample_report, nasty_report])
+    assert r"\tableofcontents" in tex and tex.count(r"\section[") == 2
+    assert r"\section{Summary of all theorems}" in tex
+    assert "2 of 2 theorems proved" in tex
+
+
+def test_compile_pdf_reports_the_first_latex_error(tmp_path):
+    require_tool("pdflatex")
+    broken = tmp_path / "broken.tex"
+    broken.write_text("\\documentclass{article}\\begin{document}\\undefinedmacro\\end{document}\n")
+    with pytest.raises(UsageError, match=r"Undefined control sequence"):
+        compile_pdf(broken, tmp_path)
+
+
+def test_compile_pdf_without_pdflatex_is_a_clear_error(tmp_path, monkeypatch, sample_report):
+    tex = tmp_path / "rope.tex"
+    tex.write_text(theorem_document(sample_report))
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    with pytest.raises(UsageError, match="pdflatex is not installed"):
+        compile_pdf(tex, tmp_path)
+
+
+# --- encoding checks -------------------------------------------------------------------------------
+
+def test_check_report_document_renders_verdicts_counterexamples_and_classification(tmp_path):
+    class FakeCheckReport:  # the checker's report is read only through to_dict()
+        def to_dict(self):
+            return {"encoding": "xpos_like",
+                    "assumptions": {
+                        "linearity": {"verdict": "proved", "counterexample": None},
+                        "translation_invariance": {"verdict": "refuted",
+                                                   "counterexample": {"s": "1", "t": "3"}},
+                        "identity_at_zero": {"verdict": "proved", "counterexample": None},
+                        "continuity": {"verdict": "undecided", "counterexample": None}},
+                    "generator": [["lambda", "-omega"], ["omega", "lambda"]],
+                    "classification": {"kind": "damped rotation", "blocks": 64},
+                    "seconds": 0.5}
+    tex = check_report_document(FakeCheckReport())
+    for text in ["Linearity", "Translation invariance", "Identity at zero offset", "Continuity",
+                 "damped rotation", "Further details"]:
+        assert text in tex
+    assert tex.count("Verdict:") == 4
+    require_tool("pdflatex")
+    pdf, log = _compile_and_read(tmp_path, "check", tex)
+    text = squeeze(pdf_text(pdf))
+    assert "Verdict:refuted" in text and "s:1" in text and "dampedrotation" in text
+
+
+def test_check_report_document_survives_missing_and_odd_fields():
+    tex = check_report_document({"assumptions": "not checked", "classification": None})
+    assert "unnamed encoding" in tex and r"\end{document}" in tex
+
+
+# --- markdown pages ----------------------------------------------------------------------------
+
+def test_report_markdown_escapes_names_and_keeps_the_math(nasty_report, sample_report):
+    page = report_markdown(nasty_report)
+    first = page.splitlines()[0]
+    assert first.startswith("# ") and "$" not in first.replace(r"\$", "")
+    assert r"\input" not in page.replace(r"\\input", "")
+    page = report_markdown(sample_report)
+    # statement, definition, three checks, counterexample: one display each
+    assert page.count("$$") == 2 * 6
+    assert r"✓ machine\-checked" in page and "cited lemma" in page
