@@ -33,9 +33,11 @@ PREAMBLE = r"""\documentclass[11pt]{article}
 % The margin mark of a step: what kind of evidence stands behind it.
 \newcommand{\stepmark}[2]{\marginpar{\raggedright\footnotesize\textbf{#1}\\[-0.2ex]#2}}
 \newcommand{\steplabel}[1]{\par\medskip\noindent\textbf{Step #1.}\ }
-% A step's equation: on one line when it fits, else lhs on one line and "= rhs" on the next.
+% A step's equation: on one line when it fits, else lhs on one line and "= rhs" on the next,
+% each scaled down separately only if it is still too wide.
 \newcommand{\stepeq}[3]{\sbox{\symropebox}{$\displaystyle #1 #2 #3$}%
-  \ifdim\wd\symropebox>\linewidth\fitmath{\begin{aligned}&#1\\ &\quad #2 #3\end{aligned}}%
+  \ifdim\wd\symropebox>\linewidth
+    \begin{aligned}&\fitmath{#1}\\ &\fitmath{\quad #2 #3}\end{aligned}%
   \else\fitmath{\begin{aligned}#1 &#2 #3\end{aligned}}\fi}
 """
 
