@@ -1,0 +1,165 @@
+"""``symrope check TARGET``: the four verdicts, counterexamples, generator and classification."""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import sys
+import time
+from pathlib import Path
+
+from symrope._cliutil import ArgumentParser, dump_json
+from symrope.errors import UsageError
+
+EXIT_PROVED, EXIT_REFUTED, EXIT_BAD_INPUT, EXIT_UNDECIDED = 0, 1, 2, 3
+_SHORT = {"proved": "P", "refuted": "R", "undecided": "?"}
+
+
+def main(argv: list[str]) -> int:
+    """Run ``symrope check``; returns the exit code (0 proved, 1 refuted, 3 undecided, 2 bad input)."""
+    parser = ArgumentParser(
+        prog="symrope check",
+        description="Check a positional encoding against the four assumptions (linearity, "
+                    "translation invariance, identity at zero offset, continuity).")
+    parser.add_argument("target", nargs="?", metavar="TARGET",
+                        help="a zoo name, path/to/file.py:NAME or module:NAME")
+    parser.add_argument("--json", action="store_true", help="print one JSON document")
+    parser.add_argument("--budget", type=float, default=60.0,
+                        help="seconds for the whole check (default 60)")
+    parser.add_argument("--latex", metavar="FILE", help="also write the report as a LaTeX document")
+    parser.add_argument("--list", action="store_true", help="list the zoo of built-in encodings")
+    parser.add_argument("--zoo", action="store_true",
+                        help="check every zoo encoding and print one row each, with timings")
+    args = parser.parse_args(argv)
+    if args.budget <= 0:
+        raise UsageError(f"--budget must be positive, got {args.budget}")
+    if args.list:
+        return _list()
+    if args.zoo:
+        return _run_zoo(args.budget, args.json)
+    if not args.target:
+        raise UsageError("give a TARGET (a zoo name, path/to/file.py:NAME or module:NAME), "
+                         "or --list")
+    encoding = resolve_target(args.target)
+    from symrope.check._check import check
+
+    report = check(encoding, budget=args.budget)
+    if args.latex:
+        _write_latex(report, args.latex)
+    if args.json:
+        dump_json(report.to_dict())
+    else:
+        print(report.table())
+    return report.exit_code
+
+
+def resolve_target(target: str):
+    """The :class:`Encoding` a TARGET names: a zoo entry, ``file.py:NAME`` or ``module:NAME``."""
+    from symrope.check._encoding import Encoding
+    from symrope.check._zoo import ZOO, zoo_encoding
+
+    if target in ZOO:
+        return zoo_encoding(target)
+    where, sep, name = target.rpartition(":")
+    if not sep or not where or not name:
+        raise UsageError(f"{target!r} is neither a zoo encoding ('symrope check --list') nor "
+                         "path/to/file.py:NAME or module:NAME")
+    module = _load(where)
+    if not hasattr(module, name):
+        raise UsageError(f"{where} defines no {name!r}")
+    value = getattr(module, name)
+    if callable(value) and not isinstance(value, Encoding):
+        try:
+            value = value()
+        except UsageError:
+            raise
+        except Exception as error:
+            raise UsageError(f"{where}:{name}() raised {type(error).__name__}: {error}") from None
+    if not isinstance(value, Encoding):
+        raise UsageError(f"{where}:{name} is a {type(value).__name__}, not a symrope.Encoding "
+                         "(or a function returning one)")
+    return value
+
+
+def _load(where: str):
+    try:
+        if where.endswith(".py") or "/" in where or "\\" in where:
+            path = Path(where)
+            if not path.is_file():
+                raise UsageError(f"no such file: {where}")
+            spec = importlib.util.spec_from_file_location(f"_symrope_user_{path.stem}", path)
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+            return module
+        return importlib.import_module(where)
+    except UsageError:
+        raise
+    except ModuleNotFoundError as error:
+        raise UsageError(f"cannot import {where}: {error}") from None
+    except Exception as error:  # the user's file failed while importing
+        raise UsageError(f"importing {where} raised {type(error).__name__}: {error}") from None
+
+
+def _write_latex(report, path: str) -> None:
+    try:
+        from symrope.latex import check_report_document
+    except ImportError as error:
+        raise UsageError(f"--latex needs the LaTeX renderer (symrope.latex), which is not "
+                         f"available here: {error}") from None
+    try:
+        Path(path).write_text(check_report_document(report), encoding="utf-8")
+    except OSError as error:
+        raise UsageError(f"cannot write {path}: {error.strerror}") from None
+
+
+def _list() -> int:
+    from symrope.check._zoo import ZOO
+
+    print(f"{'name':<24} {'expected L T I C':<17} description")
+    for entry in ZOO.values():
+        verdicts = " ".join(_SHORT[v] for v in entry.expected)
+        print(f"{entry.name:<24} {verdicts:<17} {entry.description}")
+    print("\nL linearity, T translation invariance, I identity at zero offset, C continuity; "
+          "P proved, R refuted")
+    return EXIT_PROVED
+
+
+def _run_zoo(budget: float, as_json: bool) -> int:
+    from symrope.check._check import check
+    from symrope.check._zoo import ZOO
+
+    rows, failures = [], 0
+    if not as_json:
+        print(f"{'name':<24} {'L T I C':<9} {'expected':<9} {'seconds':>8}  generator")
+    for entry in ZOO.values():
+        start = time.monotonic()
+        report = check(entry.build(), budget=budget)
+        seconds = time.monotonic() - start
+        got = report.verdicts()
+        matches = got == entry.expected_verdicts
+        failures += not matches
+        summary = _classification_summary(report)
+        rows.append({"name": entry.name, "verdicts": got, "expected": entry.expected_verdicts,
+                     "matches": matches, "seconds": round(seconds, 3), "generator": summary})
+        if not as_json:
+            print(f"{entry.name:<24} {' '.join(_SHORT[v] for v in got.values()):<9} "
+                  f"{'ok' if matches else 'MISMATCH':<9} {seconds:8.2f}  {summary}")
+            sys.stdout.flush()
+    if as_json:
+        dump_json({"zoo": rows})
+    return EXIT_PROVED if failures == 0 else EXIT_REFUTED
+
+
+def _classification_summary(report) -> str:
+    if not report.classification:
+        return "-"
+    parts = []
+    for axis, groups in report.classification.items():
+        kinds = ", ".join(f"{len(items) if kind != 'zero' else sum(i['count'] for i in items)} "
+                          f"{kind.replace('_', ' ')}" for kind, items in groups.items())
+        parts.append(kinds if len(report.classification) == 1 else f"{axis}: {kinds}")
+    if report.generator.get("commute"):
+        parts.append(f"commute {report.generator['commute']['verdict']}")
+    if report.generator["pure_rotation"]["verdict"] == "proved":
+        parts.append("skew")
+    return "; ".join(parts)

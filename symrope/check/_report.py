@@ -1,0 +1,150 @@
+"""The result of checking an encoding: one verdict per assumption, then the generator."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import sympy as sp
+
+from symrope.engine import PROVED, REFUTED, UNDECIDED
+
+__all__ = ["AssumptionResult", "CheckReport", "ASSUMPTIONS", "EXIT_CODES"]
+
+ASSUMPTIONS = ("linearity", "translation_invariance", "identity_at_zero", "continuity")
+_TITLES = {"linearity": "linearity", "translation_invariance": "translation invariance",
+           "identity_at_zero": "identity at zero offset", "continuity": "continuity"}
+EXIT_CODES = {PROVED: 0, REFUTED: 1, UNDECIDED: 3}
+
+
+@dataclass
+class AssumptionResult:
+    """The verdict on one assumption, with its evidence in the user's terms.
+
+    ``counterexample`` (only when refuted) is a JSON-friendly dict: the positions, content
+    vectors and the two values that should have agreed (or the point of discontinuity).
+    ``verdicts`` are the engine's :class:`~symrope.engine.Verdict` objects behind the verdict.
+    """
+
+    name: str
+    verdict: str
+    evidence: str
+    counterexample: dict | None = None
+    verdicts: list = field(default_factory=list)
+    seconds: float = 0.0
+
+    def to_dict(self) -> dict:
+        return {"verdict": self.verdict, "counterexample": self.counterexample,
+                "evidence": self.evidence, "seconds": round(self.seconds, 4)}
+
+
+@dataclass
+class CheckReport:
+    """What :func:`symrope.check.check` found about an encoding.
+
+    Attributes
+    ==========
+
+    assumptions : dict
+        ``name -> AssumptionResult`` for ``linearity``, ``translation_invariance``,
+        ``identity_at_zero`` and ``continuity``.
+    generator : dict or None
+        When all four are proved: the generator blocks (one set per position axis), the
+        verification of ``H(d) = e^{dX}``, whether ``X`` is skew (a pure rotation) and, for
+        several axes, whether the generators commute.
+    classification : dict or None
+        The real Jordan form of each generator, grouped by behaviour (rotation planes, damped
+        rotations, decay, growth, Jordan blocks, nilpotent shears, zero directions).
+    """
+
+    encoding: str
+    dim: int
+    position_dims: int
+    assumptions: dict
+    generator: dict | None = None
+    classification: dict | None = None
+    notes: list = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def verdict(self) -> str:
+        """``refuted`` if any assumption is, else ``undecided`` if any is, else ``proved``."""
+        statuses = {a.verdict for a in self.assumptions.values()}
+        if REFUTED in statuses:
+            return REFUTED
+        if UNDECIDED in statuses:
+            return UNDECIDED
+        return PROVED
+
+    @property
+    def exit_code(self) -> int:
+        return EXIT_CODES[self.verdict]
+
+    def verdicts(self) -> dict:
+        """``assumption -> verdict``, the four answers at a glance."""
+        return {name: result.verdict for name, result in self.assumptions.items()}
+
+    def to_dict(self) -> dict:
+        return {"encoding": self.encoding, "dim": self.dim, "position_dims": self.position_dims,
+                "verdict": self.verdict,
+                "assumptions": {n: self.assumptions[n].to_dict() for n in ASSUMPTIONS},
+                "generator": self.generator, "classification": self.classification,
+                "notes": list(self.notes), "seconds": round(self.seconds, 4)}
+
+    def table(self) -> str:
+        """The report as the ``symrope check`` command prints it."""
+        axes = "axis" if self.position_dims == 1 else "axes"
+        lines = [f"{self.encoding}: dim {self.dim}, {self.position_dims} position {axes} "
+                 f"-> {self.verdict} ({self.seconds:.2f} s)",
+                 f"  {'assumption':<26}{'verdict':<11}evidence"]
+        for name in ASSUMPTIONS:
+            result = self.assumptions[name]
+            lines.append(f"  {_TITLES[name]:<26}{result.verdict:<11}{result.evidence}")
+            if result.counterexample:
+                lines.append(f"  {'':<26}{'':<11}counterexample: "
+                             f"{result.counterexample.get('summary', result.counterexample)}")
+        for note in self.notes:
+            lines.append(f"  note: {note}")
+        if self.generator:
+            lines += _generator_lines(self.generator)
+        if self.classification:
+            from symrope.check._classify import describe
+
+            for axis, groups in self.classification.items():
+                prefix = "" if len(self.classification) == 1 else f"[{axis}] "
+                lines += [f"  {prefix}{line}" for line in describe(groups)]
+        return "\n".join(lines)
+
+    __str__ = table
+
+    def _repr_latex_(self) -> str:  # pragma: no cover - notebook display
+        from symrope.latex import check_report_document
+
+        return check_report_document(self)
+
+
+def _generator_lines(generator: dict) -> list[str]:
+    lines = []
+    for axis in generator["axes"]:
+        blocks = axis["blocks"]
+        shown = ", ".join(f"{b['indices']}: {b['matrix']}" for b in blocks[:3])
+        more = f", ... ({len(blocks)} blocks)" if len(blocks) > 3 else ""
+        lines.append(f"generator X{axis['axis'] if len(generator['axes']) > 1 else ''} = "
+                     f"H'(0), block diagonal: {shown}{more}")
+    lines.append(f"  H(d) = exp(d X): {generator['exponential']['verdict']} "
+                 f"({generator['exponential']['evidence']})")
+    skew = generator["pure_rotation"]
+    lines.append(f"  pure rotation (X skew-symmetric): {skew['verdict']}"
+                 + (" -- one shared orthogonal transform for q and k is possible"
+                    if skew["verdict"] == PROVED else
+                    " -- q and k need different transforms (F = G forces a rotation)"
+                    if skew["verdict"] == REFUTED else ""))
+    if generator.get("commute") is not None:
+        lines.append(f"  generators commute: {generator['commute']['verdict']}")
+    return lines
+
+
+def show(value) -> str:
+    """Exact values as short strings (matrices as nested lists)."""
+    if isinstance(value, sp.MatrixBase):
+        return sp.sstr(value.tolist())
+    return sp.sstr(value)
