@@ -60,6 +60,7 @@ def _non_negative_integer(flag: str):
         if not re.fullmatch(r"\s*\d+\s*", text):
             raise UsageError(f"{flag} must be a non-negative integer, got {text!r}")
         return int(text)
+    parse.__name__ = "non-negative integer"   # argparse's message: "invalid non-negative integer value"
     return parse
 
 

@@ -279,6 +279,7 @@ class _Run:
         self.exact_scores = (rotation @ self.weights).real                   # (offsets, vectors)
         self.history = max(max(offsets), options.shift_window)
         self.last_delta = None
+        self.provisional_slope = None
         self.tolerance = options.tolerance
         self.native_dtype = None
 
@@ -408,6 +409,13 @@ class _Run:
         weight = finite.astype(np.float64)
         p = positions.astype(np.float64)[:, None]
         moment_pp = p * p * weight
+        if self.provisional_slope is None:
+            # Moments are taken about a first slope fitted on this chunk, so that a large, clean
+            # drift does not leave a cancellation floor (~1e-8 of the drift) in the residual.
+            self.provisional_slope = (p * delta).sum(axis=0) / np.maximum(moment_pp.sum(axis=0), 1e-300)
+        delta = delta - self.provisional_slope * p
+        if not all_finite:
+            delta *= weight
         moment_pd = p * delta
         for band, start, stop in self._segments(positions):
             rows = slice(start, stop)
@@ -497,9 +505,10 @@ class _Run:
     def _finish(self, seconds: float) -> AuditResult:
         omegas = self.schedule.omegas
         total_pp, total_pd = self.s_pp.sum(axis=0), self.s_pd.sum(axis=0)
-        slope = total_pd / np.where(total_pp > 0, total_pp, np.inf)
+        correction = total_pd / np.where(total_pp > 0, total_pp, np.inf)
+        slope = self.provisional_slope + correction
         relative = slope / omegas
-        residual = self.s_dd - 2 * slope * self.s_pd + slope**2 * self.s_pp
+        residual = self.s_dd - 2 * correction * self.s_pd + correction**2 * self.s_pp
         count = np.maximum(self.n_valid, 1)
         noise = np.sqrt(np.minimum(np.maximum(residual, 0) / count, self.s_ww / count))
         # Standard error of a least-squares slope through the origin; a pair's frequency error
