@@ -27,8 +27,11 @@ import sympy as sp
 from symrope.errors import InternalError, UsageError
 from symrope.engine._deadline import BudgetExhausted, deadline, signals_available
 from symrope.engine._sampling import evaluate, sample_point
+from symrope.engine._blocks import (abstract_constants, block_claims, claim_key, evaluate_shape,
+                                    expression_key, with_symbolic_constants)
+from symrope.engine._blocks import evaluate as evaluate_block
 from symrope.engine._strategies import (_MATRIX_STRATEGIES, STRATEGIES, TEMPLATE_STRATEGIES,
-                                        abstract_constants, is_literal_zero)
+                                        is_literal_zero)
 from symrope.engine._verdict import PROVED, REFUTED, UNDECIDED, Verdict
 
 __all__ = ["verify"]
@@ -169,7 +172,13 @@ class _Entry:
     rhs: object
     verdict: str = UNDECIDED
     method: str | None = None
-    template_key: str | None = None
+    _difference: object = None
+
+    @property
+    def difference(self):
+        if self._difference is None:
+            self._difference = self.lhs - self.rhs
+        return self._difference
 
 
 @dataclass
@@ -200,117 +209,135 @@ def _decide(run: _Run, clock) -> Verdict:
     lhs, rhs = run.lhs, run.rhs
     if _has_symbolic_matrices(lhs) or _has_symbolic_matrices(rhs):
         return _decide_matrix_algebra(run, clock)
-    entries = _split(lhs, rhs)
-    pending = [e for e in entries if not is_literal_zero(sp.expand(e.lhs - e.rhs)
-                                                          if e.lhs.is_number and e.rhs.is_number
-                                                          else e.lhs - e.rhs)]
+    claims = block_claims(lhs, rhs) if isinstance(lhs, sp.MatrixExpr) else None
+    if claims is not None:
+        return _decide_blocks(run, clock, claims)
+    entries = _explicit_entries(lhs, rhs)
+    outcome = _decide_entries(run, clock, entries)
+    if isinstance(outcome, Verdict):
+        return outcome
+    return _conclude(run, entries, {"entries": len(entries), "templates": outcome})
+
+
+def _decide_entries(run: _Run, clock, entries: list[_Entry]):
+    """Decide scalar sub-claims in place; a Verdict when one refutes or stays undecided.
+
+    Entries that are the same expression up to constants are probed and proved once, as a
+    template; entries whose template fails are decided one by one with every strategy.
+    Returns the number of templates when every entry was proved.
+    """
+    pending = []
     for entry in entries:
-        if entry not in pending:
+        if is_literal_zero(entry.difference):
             entry.verdict, entry.method = PROVED, "identical"
-    # Probe each distinct template once (cheap), then prove templates, then fall back.
+        else:
+            pending.append(entry)
+    memo, facts = {}, {}
     groups: dict[str, list[_Entry]] = {}
-    templates: dict[str, object] = {}
     for entry in pending:
-        template, key = abstract_constants(entry.lhs - entry.rhs)
-        entry.template_key = key
-        groups.setdefault(key, []).append(entry)
-        templates.setdefault(key, template)
+        groups.setdefault(expression_key(entry.difference, memo, facts), []).append(entry)
     for members in groups.values():
         refutation = _probe(run, members[0], _PROBE_POINTS)
         if refutation:
             return refutation
-    for key, members in groups.items():
+    for members in groups.values():
+        if len(members) == 1:
+            continue
         clock.check()
-        method = _rewrite_to_zero(templates[key], clock, TEMPLATE_STRATEGIES)
+        template = abstract_constants(members[0].difference, memo)
+        method = _rewrite_to_zero(template, clock, TEMPLATE_STRATEGIES)
         if method:
             for entry in members:
                 entry.verdict = PROVED
-                entry.method = method if len(members) == 1 else f"{method}, one template for " \
-                    f"{len(members)} entries with symbolic constants"
+                entry.method = f"{method}, one template for {len(members)} entries"
     for entry in pending:
         if entry.verdict == PROVED:
             continue
         refutation = _probe(run, entry, _FALLBACK_PROBE_POINTS)
         if refutation:
             return refutation
-        method = _rewrite_to_zero(entry.lhs - entry.rhs, clock)
+        method = _rewrite_to_zero(entry.difference, clock)
         if method:
             entry.verdict, entry.method = PROVED, method
-    undecided = [e for e in entries if e.verdict != PROVED]
-    if undecided:
-        where = f" (entry {undecided[0].where})" if undecided[0].where is not None else ""
-        return Verdict(UNDECIDED, lhs, rhs, entry=undecided[0].where, seconds=run.elapsed(),
-                       reason=f"no rewrite reduced the difference to zero{where}; it agreed "
-                              "numerically at every sampled point, which is evidence, not proof")
-    checks = _cross_check(run, entries)
-    methods = sorted({e.method for e in entries if e.method})
-    return Verdict(PROVED, lhs, rhs, method="; ".join(methods) or "identical",
-                   seconds=run.elapsed(), cross_checks=checks,
-                   details={"entries": len(entries), "templates": len(groups)})
+        else:
+            return _undecided(run, entry)
+    return len(groups)
+
+
+def _undecided(run: _Run, entry: _Entry) -> Verdict:
+    where = f" (entry {entry.where})" if entry.where is not None else ""
+    return Verdict(UNDECIDED, run.lhs, run.rhs, entry=entry.where, seconds=run.elapsed(),
+                   reason=f"no rewrite reduced the difference to zero{where}; it agreed "
+                          "numerically at every sampled point, which is evidence, not proof")
+
+
+def _conclude(run: _Run, checked_entries: list[_Entry], details: dict) -> Verdict:
+    checks = _cross_check(run, checked_entries)
+    methods = details.setdefault("methods", sorted({e.method for e in checked_entries if e.method}))
+    return Verdict(PROVED, run.lhs, run.rhs, method="; ".join(methods) or "identical",
+                   seconds=run.elapsed(), cross_checks=checks, details=details)
+
+
+def _block_entries(claim) -> list[_Entry]:
+    left, right = evaluate_block(claim.lhs), evaluate_block(claim.rhs)
+    rows, cols = left.shape
+    return [_Entry((claim.index, i, j), left[i, j], right[i, j])
+            for i in range(rows) for j in range(cols)]
+
+
+def _decide_blocks(run: _Run, clock, claims) -> Verdict:
+    """Block-diagonal claims: probe one block per template, prove each template once."""
+    memo, facts = {}, {}
+    groups: dict[str, list] = {}
+    for claim in claims:
+        groups.setdefault(claim_key(claim, memo, facts), []).append(claim)
+    representatives = {}
+    for key, members in groups.items():
+        entries = representatives[key] = _block_entries(members[0])
+        for entry in entries:
+            if not is_literal_zero(entry.difference):
+                refutation = _probe(run, entry, _PROBE_POINTS)
+                if refutation:
+                    return refutation
+    sampled: list[_Entry] = []
+    methods = set()
+    for key, members in groups.items():
+        clock.check()
+        if len(members) > 1:
+            template = _block_entries(with_symbolic_constants(members[0], memo))
+            found = [_rewrite_to_zero(e.difference, clock, TEMPLATE_STRATEGIES)
+                     if not is_literal_zero(e.difference) else "identical" for e in template]
+            if all(found):
+                methods.add(f"{'; '.join(sorted(set(found)))}, one template for "
+                            f"{len(members)} blocks with symbolic constants")
+                sampled += representatives[key]
+                continue
+        for member in members:
+            entries = representatives[key] if member is members[0] else _block_entries(member)
+            outcome = _decide_entries(run, clock, entries)
+            if isinstance(outcome, Verdict):
+                return outcome
+            methods.update(e.method for e in entries if e.method)
+            sampled += entries
+    entries = sum(rows * cols for rows, cols in (evaluate_shape(c.lhs) for c in claims))
+    details = {"blocks": len(claims), "entries": entries, "templates": len(groups),
+               "methods": sorted(methods)}
+    return _conclude(run, sampled, details)
 
 
 def _has_symbolic_matrices(side) -> bool:
     return isinstance(side, sp.Basic) and bool(side.atoms(sp.MatrixSymbol))
 
 
-def _split(lhs, rhs) -> list[_Entry]:
-    """Scalar sub-claims: one per entry, or per entry of each diagonal block."""
+def _explicit_entries(lhs, rhs) -> list[_Entry]:
     if not isinstance(lhs, (sp.MatrixBase, sp.MatrixExpr)):
         return [_Entry(None, lhs, rhs)]
-    left, right = _diagonal_blocks(lhs), _diagonal_blocks(rhs)
-    if left is not None and right is not None and [b.shape for b in left] == [b.shape for b in right]:
-        entries = []
-        for k, (a, b) in enumerate(zip(left, right)):
-            rows, cols = a.shape
-            entries += [_Entry((k, i, j), a[i, j], b[i, j]) for i in range(rows) for j in range(cols)]
-        return entries
     rows, cols = lhs.shape
     if rows * cols > _EXPLICIT_LIMIT:
         raise UsageError(f"a {rows}x{cols} claim is too large to compare entry by entry; "
                          "state it with BlockDiagMatrix so it is decided block by block")
     left, right = sp.ImmutableMatrix(lhs.as_explicit()), sp.ImmutableMatrix(rhs.as_explicit())
     return [_Entry((i, j), left[i, j], right[i, j]) for i in range(rows) for j in range(cols)]
-
-
-def _diagonal_blocks(side):
-    """The diagonal blocks of a block-diagonal expression, or None when it is not one.
-
-    Products, sums, transposes, inverses and scalar multiples of block-diagonal matrices with
-    equal block shapes act block by block. Done here directly because SymPy's ``block_collapse``
-    (and even ``A.T * A`` for BlockDiagMatrix, which tries to invert every block) costs seconds
-    per hundred blocks.
-    """
-    if isinstance(side, sp.BlockDiagMatrix):
-        return [sp.ImmutableMatrix(b.as_explicit()) for b in side.diag]
-    if isinstance(side, sp.Transpose):
-        inner = _diagonal_blocks(side.arg)
-        return None if inner is None else [b.T for b in inner]
-    if isinstance(side, sp.Inverse):
-        inner = _diagonal_blocks(side.arg)
-        return None if inner is None else [b.inv() for b in inner]
-    if isinstance(side, (sp.MatMul, sp.MatAdd)):
-        scalar = sp.Integer(1)
-        factors = []
-        for arg in side.args:
-            if not isinstance(arg, (sp.MatrixBase, sp.MatrixExpr)):
-                scalar *= arg
-                continue
-            blocks = _diagonal_blocks(arg)
-            if blocks is None:
-                return None
-            factors.append(blocks)
-        if not factors or any([b.shape for b in f] != [b.shape for b in factors[0]] for f in factors):
-            return None
-        if isinstance(side, sp.MatAdd):
-            return [sp.ImmutableMatrix(sum(parts, sp.zeros(*parts[0].shape))) for parts in zip(*factors)]
-        products = []
-        for parts in zip(*factors):
-            product = parts[0]
-            for part in parts[1:]:
-                product = product * part
-            products.append(sp.ImmutableMatrix(scalar * product))
-        return products
-    return None
 
 
 def _probe(run: _Run, entry: _Entry, points: int) -> Verdict | None:
@@ -337,8 +364,8 @@ def _complete_point(run: _Run, point: dict) -> dict:
     return dict(sorted(missing.items(), key=lambda kv: str(kv[0])))
 
 
-def _rewrite_to_zero(difference, clock, strategies=STRATEGIES) -> str | None:
-    for name, strategy in strategies:
+def _rewrite_to_zero(difference, clock, strategies=None) -> str | None:
+    for name, strategy in STRATEGIES if strategies is None else strategies:
         clock.check()
         try:
             if is_literal_zero(strategy(difference)):

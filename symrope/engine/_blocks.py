@@ -1,0 +1,270 @@
+"""Block-diagonal claims, decided block by block, with one proof per block *template*.
+
+A claim such as ``R_d(s)^T R_d(t) = R_d(t - s)`` for RoPE is, block by block, the same
+formula with a different constant (the frequency ``theta**(-2i/d)``). Each block claim is kept
+as a small unevaluated description (products, sums, transposes, inverses of explicit blocks),
+and blocks whose descriptions agree up to their constants share a *key*. For a group of such
+blocks the description is instantiated once with symbolic constants and proved; a proof for
+symbolic constants holds for every block of the group. Only groups whose template cannot be
+proved are decided block by block. Nothing of size d x d is ever built.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+__all__ = ["BlockClaim", "block_claims", "claim_key", "expression_key", "evaluate",
+           "with_symbolic_constants", "abstract_constants", "is_constant"]
+
+LEAF, MUL, ADD, TRANSPOSE, INVERSE = "leaf", "mul", "add", "T", "inv"
+
+
+class BlockClaim:
+    """The claim for diagonal block ``index``: ``lhs = rhs``, both as descriptions."""
+
+    __slots__ = ("index", "lhs", "rhs")
+
+    def __init__(self, index, lhs, rhs):
+        self.index, self.lhs, self.rhs = index, lhs, rhs
+
+
+def _describe(side):
+    """Per-block descriptions of a block-diagonal matrix expression, or None."""
+    if isinstance(side, sp.BlockDiagMatrix):
+        return [(LEAF, sp.ImmutableMatrix(b.as_explicit())) for b in side.diag]
+    if isinstance(side, (sp.Transpose, sp.Inverse)):
+        inner = _describe(side.arg)
+        tag = TRANSPOSE if isinstance(side, sp.Transpose) else INVERSE
+        return None if inner is None else [(tag, b) for b in inner]
+    if isinstance(side, (sp.MatMul, sp.MatAdd)):
+        scalars, parts = [], []
+        for arg in side.args:
+            if isinstance(arg, (sp.MatrixBase, sp.MatrixExpr)):
+                described = _describe(arg)
+                if described is None:
+                    return None
+                parts.append(described)
+            else:
+                scalars.append(arg)
+        if not parts or len({len(p) for p in parts}) != 1:
+            return None
+        scalar = sp.Mul(*scalars)
+        if isinstance(side, sp.MatAdd):
+            return [(ADD, scalar, tuple(p)) for p in zip(*parts)]
+        return [(MUL, scalar, tuple(p)) for p in zip(*parts)]
+    return None
+
+
+def block_claims(lhs, rhs) -> list[BlockClaim] | None:
+    """One claim per diagonal block when both sides are block diagonal with equal block shapes."""
+    left, right = _describe(lhs), _describe(rhs)
+    if left is None or right is None or len(left) != len(right):
+        return None
+    claims = [BlockClaim(k, a, b) for k, (a, b) in enumerate(zip(left, right))]
+    if any(evaluate_shape(c.lhs) != evaluate_shape(c.rhs) for c in claims):
+        return None
+    return claims
+
+
+def evaluate_shape(description):
+    tag = description[0]
+    if tag == LEAF:
+        return description[1].shape
+    if tag == TRANSPOSE:
+        rows, cols = evaluate_shape(description[1])
+        return cols, rows
+    if tag == INVERSE:
+        return evaluate_shape(description[1])
+    shapes = [evaluate_shape(p) for p in description[2]]
+    if tag == ADD:
+        return shapes[0] if len(set(shapes)) == 1 else None
+    rows, cols = shapes[0]
+    for inner_rows, inner_cols in shapes[1:]:
+        if inner_rows != cols:
+            return None
+        cols = inner_cols
+    return rows, cols
+
+
+def evaluate(description) -> sp.ImmutableMatrix:
+    """The explicit block a description stands for."""
+    tag = description[0]
+    if tag == LEAF:
+        return description[1]
+    if tag == TRANSPOSE:
+        return evaluate(description[1]).T
+    if tag == INVERSE:
+        return evaluate(description[1]).inv()
+    scalar, parts = description[1], [evaluate(p) for p in description[2]]
+    if tag == ADD:
+        total = parts[0]
+        for part in parts[1:]:
+            total = total + part
+        return sp.ImmutableMatrix(scalar * total)
+    product = parts[0]
+    for part in parts[1:]:
+        product = product * part
+    return sp.ImmutableMatrix(scalar * product)
+
+
+def _leaves(description):
+    tag = description[0]
+    if tag == LEAF:
+        yield description[1]
+    elif tag in (TRANSPOSE, INVERSE):
+        yield from _leaves(description[1])
+    else:
+        yield description[1]
+        for part in description[2]:
+            yield from _leaves(part)
+
+
+def is_constant(e, memo: dict) -> bool:
+    """``e`` has no free symbols and is a number; memoised, since SymPy recomputes free_symbols."""
+    known = memo.get(e)
+    if known is None:
+        if e.is_Atom:
+            known = bool(e.is_number)
+        else:
+            known = isinstance(e, sp.Expr) and not isinstance(e, sp.core.function.AppliedUndef) \
+                and all(is_constant(a, memo) for a in e.args)
+        memo[e] = known
+    return known
+
+
+def keeps_concrete(e) -> bool:
+    """Constants that stay as they are in templates: rationals, floats, pi, E, I."""
+    return e.is_Atom
+
+
+class _Keyer:
+    """Serialises expressions with constants in numbered slots (see :func:`claim_key`)."""
+
+    def __init__(self, memo: dict, facts: dict):
+        self.memo, self.facts, self.slots, self.out = memo, facts, {}, []
+
+    def slot(self, constant):
+        if constant not in self.slots:
+            if constant not in self.facts:
+                real = constant.is_extended_real is True and constant.is_finite is not False
+                self.facts[constant] = ("+" if constant.is_positive is True else "") + \
+                    ("r" if real else "")
+            self.slots[constant] = f"C{len(self.slots)}{self.facts[constant]}"
+        self.out.append(self.slots[constant])
+
+    def expression(self, e):
+        if not isinstance(e, sp.Basic):
+            self.out.append(repr(e))
+        elif is_constant(e, self.memo) and not keeps_concrete(e):
+            self.slot(e)
+        elif e.is_Atom:
+            facts = sorted(e.assumptions0.items()) if e.is_Symbol else ""
+            self.out.append(f"{type(e).__name__}[{e}{facts}]")
+        else:
+            self.out.append(f"{type(e).__name__}(")
+            fixed = [a for a in e.args if is_constant(a, self.memo)] if (e.is_Mul or e.is_Add) else []
+            if len(fixed) > 1:
+                combined = e.func(*fixed)
+                if keeps_concrete(combined):
+                    self.out.append(f"{type(combined).__name__}[{combined}]")
+                else:
+                    self.slot(combined)
+                for a in e.args:
+                    if not is_constant(a, self.memo):
+                        self.expression(a)
+            else:
+                for a in e.args:
+                    self.expression(a)
+            self.out.append(")")
+
+    def description(self, d):
+        tag = d[0]
+        self.out.append(f"<{tag}")
+        if tag == LEAF:
+            self.out.append(str(d[1].shape))
+            for entry in d[1]:
+                self.expression(entry)
+        elif tag in (TRANSPOSE, INVERSE):
+            self.description(d[1])
+        else:
+            self.expression(d[1])
+            for part in d[2]:
+                self.description(part)
+        self.out.append(">")
+
+
+def claim_key(claim: BlockClaim, memo: dict, facts: dict) -> str:
+    """A string equal for two block claims exactly when they are one template.
+
+    The description is serialised with every maximal non-atomic constant subexpression (and the
+    product or sum of the constant factors of a Mul or Add) replaced by a numbered slot, so equal
+    keys mean the same tree with constants in the same places, equal constants in equal places,
+    and the same sign and reality facts for each. No SymPy object is built, so keys are cheap.
+    """
+    keyer = _Keyer(memo, facts)
+    keyer.description(claim.lhs)
+    keyer.out.append("=")
+    keyer.description(claim.rhs)
+    return " ".join(keyer.out)
+
+
+def expression_key(expr, memo: dict, facts: dict) -> str:
+    """:func:`claim_key` for a single scalar expression."""
+    keyer = _Keyer(memo, facts)
+    keyer.expression(expr)
+    return " ".join(keyer.out)
+
+
+class _Abstractor:
+    """Replaces constants by symbols carrying their sign facts (see :func:`with_symbolic_constants`)."""
+
+    def __init__(self, memo: dict):
+        self.memo, self.symbols = memo, {}
+
+    def symbol_for(self, constant):
+        if constant not in self.symbols:
+            facts = {"positive": constant.is_positive is True,
+                     "real": constant.is_extended_real is True and constant.is_finite is not False}
+            self.symbols[constant] = sp.Symbol(f"c_{len(self.symbols)}",
+                                               **{k: True for k, v in facts.items() if v})
+        return self.symbols[constant]
+
+    def expression(self, e):
+        if not isinstance(e, sp.Basic):
+            return e
+        if is_constant(e, self.memo) and not keeps_concrete(e):
+            return self.symbol_for(e)
+        if e.is_Atom:
+            return e
+        if e.is_Mul or e.is_Add:
+            fixed = [a for a in e.args if is_constant(a, self.memo)]
+            if len(fixed) > 1:
+                combined = e.func(*fixed)
+                head = combined if keeps_concrete(combined) else self.symbol_for(combined)
+                return e.func(head, *[self.expression(a) for a in e.args
+                                      if not is_constant(a, self.memo)])
+        return e.func(*[self.expression(a) for a in e.args])
+
+    def description(self, d):
+        tag = d[0]
+        if tag == LEAF:
+            rows, cols = d[1].shape
+            return (LEAF, sp.ImmutableMatrix(rows, cols, [self.expression(x) for x in d[1]]))
+        if tag in (TRANSPOSE, INVERSE):
+            return (tag, self.description(d[1]))
+        return (tag, self.expression(d[1]), tuple(self.description(p) for p in d[2]))
+
+
+def with_symbolic_constants(claim: BlockClaim, memo: dict) -> BlockClaim:
+    """The claim with each constant replaced by a symbol carrying the constant's sign facts.
+
+    A claim proved for these symbols holds for every block with the same :func:`claim_key`.
+    """
+    abstractor = _Abstractor(memo)
+    return BlockClaim(claim.index, abstractor.description(claim.lhs),
+                      abstractor.description(claim.rhs))
+
+
+def abstract_constants(expr, memo: dict | None = None):
+    """``expr`` with constants replaced by symbols: the template shared by one :func:`expression_key`."""
+    return _Abstractor({} if memo is None else memo).expression(expr)
