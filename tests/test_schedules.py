@@ -251,7 +251,12 @@ def test_against_transformers_rope_init_functions(name):
     hf_dict, seq_len = HF_CASES[name]
     config = RopeConfig.from_hf(json.loads(json.dumps(hf_dict)))
     hf_config = transformers.LlamaConfig(**json.loads(json.dumps(hf_dict)))
-    buffer, hf_factor = ROPE_INIT_FUNCTIONS[config.rope_type](hf_config, None, seq_len=seq_len)
+    runtime_seq_len = seq_len
+    if config.rope_type == "dynamic" and seq_len is not None:
+        import torch  # the module's forward passes max(position_ids) + 1 as a tensor
+
+        runtime_seq_len = torch.tensor(seq_len)
+    buffer, hf_factor = ROPE_INIT_FUNCTIONS[config.rope_type](hf_config, None, seq_len=runtime_seq_len)
     buffer = buffer.numpy()
     ours32 = inv_freq(config, "float32", seq_len)
     ulp = np.spacing(buffer)

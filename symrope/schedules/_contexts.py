@@ -47,6 +47,19 @@ class _FloatContext:
     def ratio(self, numerator: int, denominator: int) -> float:
         return numerator / denominator
 
+    def scalar_power(self, base, exponent):
+        """``base ** exponent`` for a scalar base; a float32 tensor base keeps the double exponent."""
+        if isinstance(base, np.float32):
+            # torch's pow(Tensor, Scalar) does not round the exponent to float32 (numpy would)
+            return np.float32(float(base) ** float(exponent))
+        return base ** exponent
+
+    def runtime_tensor(self, value):
+        """A number transformers holds as a 0-d tensor at run time (float32 arithmetic follows)."""
+        if self.vector_dtype == np.float32:
+            return np.float32(value)
+        return float(value)
+
     def log(self, x):
         return self._elementwise(np.log, math.log, x)
 
@@ -124,6 +137,12 @@ class _ObjectContext:
 
     def arange(self, start: int, stop: int, step: int = 1) -> np.ndarray:
         return self._array([self.scalar(k) for k in range(start, stop, step)])
+
+    def runtime_tensor(self, value):
+        return self.scalar(value)
+
+    def scalar_power(self, base, exponent):
+        return base ** exponent
 
     def vector(self, values) -> np.ndarray:
         return self._array([self.scalar(v) for v in values])

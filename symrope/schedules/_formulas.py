@@ -119,10 +119,15 @@ def _linear(ctx, config: RopeConfig, seq_len):
 def _dynamic(ctx, config: RopeConfig, seq_len):
     dim = config.rotary_dim
     max_positions = config.max_position_embeddings
-    length = max_positions if seq_len is None else max(seq_len, max_positions)
     factor = _param(ctx, config, "factor")
-    grown = factor * ctx.scalar(length) / ctx.scalar(max_positions) - (factor - 1)
-    base = ctx.scalar(config.theta) * grown ** ctx.ratio(dim, dim - 2)
+    if seq_len is None:
+        length = ctx.scalar(max_positions)
+    else:
+        # the forward's update passes max(position_ids) + 1 as an int64 tensor, so the grown
+        # base is float32 tensor arithmetic there (Python floats only at initialisation)
+        length = ctx.runtime_tensor(max(seq_len, max_positions))
+    grown = factor * length / ctx.scalar(max_positions) - (factor - 1)
+    base = ctx.scalar(config.theta) * ctx.scalar_power(grown, ctx.ratio(dim, dim - 2))
     return _default_frequencies(ctx, base, dim), ctx.scalar(1)
 
 
