@@ -311,7 +311,7 @@ class SkewCertificate:
             top = iv.mpf(max(self.omegas, default=mpmath.mpf(0)))
             d = e1 / (1 - e1)
             eta = e2 + (top + e2) * d * (2 + d)
-            return mpmath.mpf(eta.b)
+            return _upper_end(eta, self.bits + 64)
 
     def exp_error_bound(self, p):
         """Upper bound of ``||e^{pX} - Q diag(R(p omega_i), 1) Q^T||_2``, for any real ``p``.
@@ -323,7 +323,7 @@ class SkewCertificate:
         with _interval_precision(self.bits + 64) as iv:
             e1 = iv.mpf(self.orthogonality_bound)
             bound = abs(iv.mpf(str(p))) * iv.mpf(self.block_error_bound()) + e1 * (2 + e1)
-            return mpmath.mpf(bound.b)
+            return _upper_end(bound, self.bits + 64)
 
     def summary(self) -> str:
         state = "certified" if self.certified else "NOT certified"
@@ -346,11 +346,17 @@ def _interval_precision(bits: int):
         iv.prec = saved
 
 
+def _upper_end(interval, bits: int):
+    """The interval's upper end as an mpf, exactly (converting at 53 bits could round it down)."""
+    with mpmath.workprec(bits):
+        return mpmath.mpf(interval.b)
+
+
 def _sqrt_upper(value: Fraction):
     """An mpmath upper bound of ``sqrt(value)`` (interval arithmetic on the exact rational)."""
     with _interval_precision(128) as iv:
         interval = iv.mpf(value.numerator) / iv.mpf(value.denominator)
-        return mpmath.mpf(iv.sqrt(interval).b)
+        return _upper_end(iv.sqrt(interval), 128)
 
 
 def certified_skew_blocks(X, *, dps: int = DEFAULT_DPS, tolerance=None,

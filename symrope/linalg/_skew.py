@@ -167,7 +167,7 @@ def skew_blocks_exact(X) -> SkewBlocks:
     >>> blocks.omegas
     (5,)
     >>> blocks.Q.T * blocks.Q == eye(3)
-True
+    True
     >>> (blocks.Q.T * blocks.X * blocks.Q - blocks.B).is_zero_matrix
     True
     """
@@ -224,11 +224,11 @@ def conjugated_skew(omegas, n: int, vectors) -> sp.ImmutableMatrix:
     ========
 
     >>> from symrope.linalg import conjugated_skew
-    >>> conjugated_skew([2], 3, [(1, 1, 0)])
+    >>> conjugated_skew([2], 3, [(1, 1, 0)])  # the reflection swaps the first two axes
     Matrix([
-    [0, 0,  2],
-    [0, 0,  0],
-    [-2, 0, 0]])
+    [ 0, 2, 0],
+    [-2, 0, 0],
+    [ 0, 0, 0]])
     """
     H = sp.eye(n)
     for vector in vectors:

@@ -1,0 +1,204 @@
+"""Theorem 5: block decomposition of real skew-symmetric matrices, exact and certified."""
+
+import re
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+import pytest
+import sympy as sp
+
+from symrope.errors import UsageError
+from symrope.linalg import (J, certified_skew_blocks, conjugated_skew, exact_matmul,
+                            random_skew, require_skew, skew_blocks_exact)
+from symrope.linalg._certified import _certify
+from symrope.theorems import get_theorem
+
+
+# ----------------------------------------------------------------------------- bad input
+
+@pytest.mark.parametrize("matrix, message", [
+    ([[0, 2], [3, 0]], "not skew-symmetric: X[0, 1] + X[1, 0] = 5"),
+    ([[1, 0], [0, 0]], "X[0, 0] + X[0, 0] = 2"),
+    ([[0, 1, 2], [-1, 0, 3]], "must be square"),
+])
+def test_exact_path_rejects_non_skew_input(matrix, message):
+    with pytest.raises(UsageError, match=re.escape(message)):
+        skew_blocks_exact(matrix)
+
+
+def test_certified_path_rejects_non_skew_and_non_finite_input():
+    almost = np.array([[0.0, 1.0], [-1.0 + 2**-40, 0.0]])
+    with pytest.raises(UsageError, match=r"not skew-symmetric: X\[0, 1\] = 1.0 but X\[1, 0\]"):
+        certified_skew_blocks(almost)
+    with pytest.raises(UsageError, match="not finite"):
+        certified_skew_blocks(np.array([[0.0, np.nan], [np.nan, 0.0]]))
+    with pytest.raises(UsageError, match="square"):
+        certified_skew_blocks(np.zeros((2, 3)))
+    with pytest.raises(UsageError, match="dps"):
+        certified_skew_blocks(random_skew(4), dps=5)
+
+
+def test_symbolic_entries_are_sent_to_the_closed_forms():
+    a = sp.Symbol("a", real=True)
+    with pytest.raises(UsageError, match="numeric entries"):
+        skew_blocks_exact([[0, -a], [a, 0]])
+
+
+# ----------------------------------------------------------------------------- exact
+
+def test_exact_decomposition_of_a_rank_two_3x3():
+    blocks = skew_blocks_exact([[0, -3, 0], [3, 0, 4], [0, -4, 0]])
+    assert blocks.omegas == (5,)
+    assert blocks.Q.T * blocks.Q == sp.eye(3)
+    assert blocks.Q.T * blocks.X * blocks.Q == sp.diag(5 * J, 0)
+    # The kernel column is the axis (4, 0, 3)/5 up to sign: X (4, 0, 3) = 0.
+    assert [abs(v) for v in blocks.Q[:, 2]] == [sp.Rational(4, 5), 0, sp.Rational(3, 5)]
+
+
+@pytest.mark.parametrize("omegas, n", [([2, 2], 4), ([3, 1], 5), ([1, 1, 1], 7)])
+def test_exact_decomposition_recovers_the_frequencies(omegas, n):
+    X = conjugated_skew(omegas, n, [(1, 2, 0, 1, 1, 0, 1)[:n], (1, 0, 1, 2, 0, 1, 1)[:n]])
+    blocks = skew_blocks_exact(X)
+    assert sorted(blocks.omegas, reverse=True) == sorted(omegas, reverse=True)
+    assert list(blocks.omegas) == sorted(blocks.omegas, reverse=True)
+    assert (blocks.Q.T * blocks.Q - sp.eye(n)).applyfunc(sp.radsimp).is_zero_matrix
+    assert (blocks.Q.T * X * blocks.Q - blocks.B).applyfunc(sp.radsimp).is_zero_matrix
+
+
+def test_irrational_frequencies_stay_exact():
+    # omega^2 = 2 for the axis (1, 1, 0): Q has sqrt(2) entries, still exactly orthogonal.
+    blocks = skew_blocks_exact([[0, 0, 1], [0, 0, -1], [-1, 1, 0]])
+    assert blocks.omegas == (sp.sqrt(2),)
+    assert (blocks.Q.T * blocks.Q - sp.eye(3)).applyfunc(sp.radsimp).is_zero_matrix
+
+
+# ----------------------------------------------------------------------------- certified
+
+def test_certified_64x64_random_matrix():
+    X = random_skew(64, seed=3)
+    certificate = certified_skew_blocks(X, dps=60)
+    assert certificate.certified
+    assert certificate.planes == 32 and certificate.kernel_dimension == 0
+    assert certificate.orthogonality_bound < mpmath.mpf(10) ** -60
+    assert certificate.residual_bound < mpmath.mpf(10) ** -40 * certificate.x_norm
+    # The frequencies agree with float64 eigenvalues of iX (to float accuracy).
+    reference = np.sort(np.linalg.eigvalsh(1j * X))[::-1][:32]
+    assert np.allclose([float(w) for w in certificate.omegas], reference, rtol=1e-12, atol=1e-12)
+
+
+def test_certified_repeated_and_zero_frequencies_of_an_exact_matrix():
+    X = random_skew(64, seed=5, omegas=[3] * 10 + [2] * 10 + [Fraction(1, 2)])
+    certificate = certified_skew_blocks(X)
+    assert certificate.certified
+    assert certificate.planes == 21 and certificate.kernel_dimension == 22
+    expected = [3] * 10 + [2] * 10 + [Fraction(1, 2)]
+    for omega, exact in zip(certificate.omega_fractions, expected):
+        assert abs(omega - exact) < Fraction(1, 10**50)
+
+
+def test_odd_dimension_has_a_kernel():
+    certificate = certified_skew_blocks(random_skew(9, seed=2))
+    assert certificate.certified and certificate.planes == 4 and certificate.kernel_dimension == 1
+
+
+def test_zero_matrix():
+    certificate = certified_skew_blocks(np.zeros((3, 3)))
+    assert certificate.certified and certificate.planes == 0
+    assert certificate.residual_squared == 0 and certificate.orthogonality_squared == 0
+
+
+def test_residuals_agree_with_an_independent_mpmath_computation():
+    X = random_skew(8, seed=7)
+    certificate = certified_skew_blocks(X, dps=40)
+    with mpmath.workdps(120):
+        Q, Xm = certificate.Q(), mpmath.matrix(X.tolist())
+        B = mpmath.zeros(8, 8)
+        for a, omega in enumerate(certificate.omegas):
+            B[2 * a + 1, 2 * a], B[2 * a, 2 * a + 1] = omega, -omega
+        residual = mpmath.mnorm(Q.T * Xm * Q - B, "f")
+        orthogonality = mpmath.mnorm(Q.T * Q - mpmath.eye(8), "f")
+        slack = 1 + mpmath.mpf(10) ** -30
+        # The exact bounds are within rounding of the true norms: never below them.
+        assert residual <= certificate.residual_bound <= residual * slack
+        assert orthogonality <= certificate.orthogonality_bound <= orthogonality * slack
+
+
+def test_a_perturbed_q_loses_its_certificate():
+    X = random_skew(6, seed=1)
+    good = certified_skew_blocks(X)
+    numerators = np.array([[int(Fraction(v) * 2**60) for v in row] for row in X.tolist()],
+                          dtype=object)
+    tampered = good.q_numerators.copy()
+    tampered[0, 0] += 1 << (good.bits - 100)       # change one entry by 2^-100
+    bad = _certify(numerators, 2**60, tampered, good.planes, good.bits, good.tolerance, 0, 0.0)
+    assert good.certified and not bad.certified
+    assert bad.orthogonality_bound > mpmath.mpf(2) ** -101
+
+
+def test_float_rounding_that_splits_a_repeated_frequency_is_reported_not_hidden():
+    # A float64 matrix with a "repeated" frequency really has two frequencies 1e-16 apart;
+    # the refinement leaves such near-degenerate planes mixed, and the bound says so.
+    rng = np.random.default_rng(0)
+    H, _ = np.linalg.qr(rng.standard_normal((4, 4)))
+    B = np.kron(np.eye(2), np.array([[0.0, -1.0], [1.0, 0.0]]))
+    X = H @ B @ H.T
+    X = (X - X.T) / 2
+    certificate = certified_skew_blocks(X)
+    if not certificate.certified:
+        assert certificate.residual_bound > mpmath.mpf(10) ** -40 * certificate.x_norm
+
+
+def test_exponential_bound_holds_against_mpmath_expm():
+    X = random_skew(6, seed=4)
+    certificate = certified_skew_blocks(X, dps=30)
+    p = 1000
+    with mpmath.workdps(80):
+        Q = certificate.Q()
+        D = mpmath.eye(6)
+        for a, omega in enumerate(certificate.omegas):
+            c, s = mpmath.cos(p * omega), mpmath.sin(p * omega)
+            D[2 * a, 2 * a], D[2 * a, 2 * a + 1], D[2 * a + 1, 2 * a], D[2 * a + 1, 2 * a + 1] = \
+                c, -s, s, c
+        exact = mpmath.expm(p * mpmath.matrix(X.tolist()))
+        error = mpmath.mnorm(exact - Q * D * Q.T, "f")
+    bound = certificate.exp_error_bound(p)
+    assert error <= bound < mpmath.mpf(10) ** -20
+    assert bound > certificate.exp_error_bound(1)      # grows with |p|
+
+
+# ----------------------------------------------------------------------------- exact products
+
+def test_exact_matmul_matches_python_integers():
+    rng = np.random.default_rng(0)
+    A = np.array([[int(x) * 2**150 + int(y) for x, y in zip(r1, r2)] for r1, r2 in
+                  zip(rng.integers(-2**40, 2**40, (70, 70)), rng.integers(-9, 9, (70, 70)))],
+                 dtype=object)
+    B = np.array([[int(x) for x in row] for row in rng.integers(-2**60, 2**60, (70, 5))],
+                 dtype=object)
+    assert (exact_matmul(A, B) == A @ B).all()
+
+
+# ----------------------------------------------------------------------------- theorems
+
+@pytest.mark.parametrize("name", ["skew_blocks_axis", "skew_blocks_rational",
+                                  "skew_blocks_certified"])
+def test_default_instances_are_proved(name):
+    report = get_theorem(name).build().prove()
+    assert report.verdict == "proved", report.explain()
+    assert report.cited_lemmas >= 1 and report.checked_steps >= 3
+
+
+def test_certified_theorem_is_refuted_when_the_precision_cannot_meet_the_bound():
+    # 30 digits leave residuals near 1e-37: asking for 1e-40 must fail, with evidence.
+    report = get_theorem("skew_blocks_certified").build(n=8, dps=30, tolerance=sp.Rational(1, 10**40)).prove()
+    assert report.verdict == "refuted"
+    failed = [r for r in report.results if r.verdict is not None and not r.ok]
+    assert failed and failed[0].step.claim.startswith("||Q^T Q - I||_F^2 <= tol^2")
+
+
+def test_bad_theorem_parameters_are_usage_errors():
+    with pytest.raises(UsageError, match="kind must be one of"):
+        get_theorem("skew_blocks_rational").build(kind="sparse")
+    with pytest.raises(UsageError, match="1 <= n <= 8"):
+        get_theorem("skew_blocks_rational").build(n=40)
