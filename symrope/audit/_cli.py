@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+from pathlib import Path
 
 import numpy as np
 
@@ -144,6 +145,8 @@ def main(argv: list[str]) -> int:
     if args.tolerance is not None and not (args.tolerance > 0 and np.isfinite(args.tolerance)):
         raise UsageError(f"--tolerance must be a positive number, got {args.tolerance!r}")
     positions = parse_positions(args.positions) if args.positions is not None else None
+    if args.plot and not Path(args.plot).resolve().parent.is_dir():
+        raise UsageError(f"--plot {args.plot!r}: folder {str(Path(args.plot).parent)!r} does not exist")
     primary = resolve_impl(args.impl, hf_config)
     others = [resolve_impl(name, hf_config) for name in args.compare]
     options = AuditOptions(

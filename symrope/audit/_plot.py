@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 
 from symrope.audit._driver import AuditResult
@@ -38,6 +39,7 @@ def plot_audits(results: list[AuditResult], path, title: str | None = None) -> P
         raise UsageError("--plot needs matplotlib: pip install 'symrope[plot]'") from None
     matplotlib.use("Agg", force=True)
     from matplotlib import pyplot
+    from matplotlib.ticker import NullFormatter
 
     path = Path(path)
     if not path.parent.exists():
@@ -53,6 +55,7 @@ def plot_audits(results: list[AuditResult], path, title: str | None = None) -> P
                 axis.step(xs, ys, where="post", label=f"{result.impl} ({result.dtype})")
         axis.set_xscale("log")
         axis.set_yscale("log")
+        axis.yaxis.set_minor_formatter(NullFormatter())   # minor mathtext labels: slow, cluttered
         axis.set_title(label, fontsize=10)
         axis.grid(True, which="major", alpha=0.3)
     for axis in axes[1]:
@@ -60,8 +63,8 @@ def plot_audits(results: list[AuditResult], path, title: str | None = None) -> P
     handles, labels = axes.flat[0].get_legend_handles_labels()
     if handles:
         figure.legend(handles, labels, loc="lower center", ncol=min(len(labels), 4), fontsize=9)
-    figure.suptitle(title or results[0].config, fontsize=9)
-    figure.tight_layout(rect=(0, 0.06, 1, 0.97))
+    figure.suptitle(textwrap.fill(title or results[0].config, 120), fontsize=9)
+    figure.subplots_adjust(left=0.08, right=0.98, top=0.88, bottom=0.15, hspace=0.25, wspace=0.2)
     try:
         figure.savefig(path, dpi=110)
     except OSError as error:

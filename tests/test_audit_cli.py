@@ -1,0 +1,153 @@
+"""``symrope audit`` end to end: exit codes, one-line errors, the JSON schema, the plot."""
+
+import json
+import textwrap
+
+import pytest
+
+from symrope.cli import main
+
+SMALL = ["--max-position", "2047"]
+
+
+def run(capsys, *argv):
+    code = main(["audit", *argv])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def assert_one_line_error(code, err, *fragments):
+    assert code == 2
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("symrope audit: error: "), err
+    for fragment in fragments:
+        assert fragment in lines[0], lines[0]
+
+
+@pytest.fixture
+def user_module(tmp_path, monkeypatch):
+    source = textwrap.dedent('''
+        import numpy as np
+
+        def good(positions):
+            angle = positions[:, None] * 10000.0 ** (-np.arange(4) / 4)
+            return np.cos(angle).astype(np.float32), np.sin(angle).astype(np.float32)
+
+        def raises(positions):
+            raise RuntimeError("kernel exploded")
+
+        def wrong_shape(positions):
+            return np.ones((len(positions), 3)), np.zeros((len(positions), 3))
+
+        def has_nan(positions):
+            cos, sin = good(positions)
+            cos[-1, 2] = np.nan
+            return cos, sin
+    ''')
+    (tmp_path / "my_rope.py").write_text(source)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    return "my_rope"
+
+
+@pytest.mark.parametrize("argv, fragments", [
+    (["--head-dim", "63"], ["head_dim", "63"]),
+    (["--theta", "0"], ["--theta", "positive"]),
+    (["--theta", "-5"], ["--theta", "positive"]),
+    (["--max-position", "-5"], ["--max-position", "-5"]),
+    (["--max-position", "1.5"], ["--max-position", "1.5"]),
+    (["--positions", "3,1.5"], ["--positions", "1.5"]),
+    (["--positions", "-3"], ["--positions", "-3"]),
+    (["--max-position", str(2**41)], ["exceeds"]),
+    (["--rope-scaling", '{"rope_type": "nope", "factor": 2}'], ["rope type", "nope"]),
+    (["--rope-scaling", "{not json"], ["--rope-scaling", "JSON"]),
+    (["--impl", "no-such-model"], ["unknown implementation", "no-such-model"]),
+    (["--impl", "hf-transformers"], ["--config"]),
+    (["--dtype", "fp8"], ["--dtype", "fp8"]),
+    (["--config", "/no/such/config.json"], ["/no/such/config.json"]),
+    (["--tolerance", "0"], ["--tolerance"]),
+])
+def test_bad_input_exits_2_with_one_line(capsys, argv, fragments):
+    code, out, err = run(capsys, *argv)
+    assert out == ""
+    assert_one_line_error(code, err, *fragments)
+
+
+@pytest.mark.parametrize("function, fragments", [
+    ("raises", ["raised RuntimeError", "kernel exploded"]),
+    ("wrong_shape", ["shape"]),
+    ("has_nan", ["nan"]),
+])
+def test_bad_user_functions_exit_2_with_one_line(capsys, user_module, function, fragments):
+    code, out, err = run(capsys, "--impl", f"{user_module}:{function}", "--head-dim", "8", *SMALL)
+    assert_one_line_error(code, err, *fragments)
+
+
+def test_user_function_is_audited(capsys, user_module):
+    code, out, err = run(capsys, "--impl", f"{user_module}:good", "--head-dim", "8", "--json", *SMALL)
+    assert code == 0, err
+    document = json.loads(out)
+    assert document["impl"] == f"{user_module}:good" and document["dtype"] == "fp32"
+    assert 0 < document["bands"][-1]["max_abs_error"] < 1e-4
+
+
+def test_json_schema(capsys):
+    code, out, err = run(capsys, "--json", "--compare", "meta", "llamacpp", *SMALL)
+    assert code == 0, err
+    document = json.loads(out)
+    assert document["schema"] == "symrope.audit/1"
+    for key in ("impl", "dtype", "bands", "frequency_error", "safe_context", "seed", "versions",
+                "reference", "compare", "fix", "tolerance", "config", "explanation"):
+        assert key in document
+    assert document["impl"] == "hf" and document["dtype"] == "bf16"     # the default audit
+    assert document["config"].startswith("llama3 RoPE, head_dim 128, theta 500000")
+    bands = document["bands"]
+    assert bands[0]["lo"] == 0 and bands[-1]["hi"] == 2047
+    for band in bands:
+        for key in ("lo", "hi", "max_abs_error", "max_bits_error", "phase_noise",
+                    "invariance_violation", "dominant"):
+            assert key in band
+    assert document["reference"]["certified_max_error"] <= 2.5e-16
+    assert document["reference"]["certified_max_position"] >= 2**40
+    assert [entry["impl"] for entry in document["compare"]] == ["meta", "llamacpp"]
+    assert document["fix"]["impl"] == "fp64-angle"
+    assert {"numpy", "mpmath", "ml_dtypes", "symrope"} <= set(document["versions"])
+
+
+def test_table_names_the_dominant_component_and_the_fix(capsys):
+    code, out, err = run(capsys, "--dtype", "fp32", *SMALL)
+    assert code == 0, err
+    assert "dominant" in out and "why: " in out
+    assert "suggested fix: fp64-angle (fp32)" in out
+    assert "reference error <=" in out and "certified" in out
+
+
+def test_flags_build_the_schedule(capsys):
+    code, out, err = run(capsys, "--head-dim", "64", "--theta", "10000", "--rope-scaling",
+                         '{"rope_type": "linear", "factor": 4}', "--json", "--no-fix", *SMALL)
+    assert code == 0, err
+    document = json.loads(out)
+    assert document["config"].startswith("linear RoPE, head_dim 64, theta 10000")
+    assert len(document["frequency_error_per_pair"]) == 32 and document["fix"] is None
+
+
+def test_config_file(capsys, tmp_path):
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({"hidden_size": 2048, "num_attention_heads": 16, "rope_theta": 10000.0,
+                                "partial_rotary_factor": 0.5}))
+    code, out, err = run(capsys, "--config", str(path), "--json", "--positions", "0,5,100..200", "--no-fix")
+    assert code == 0, err
+    document = json.loads(out)
+    assert "rotary_dim 64" in document["config"] and document["positions"] == 103
+
+
+def test_plot_writes_a_png(capsys, tmp_path):
+    target = tmp_path / "audit.png"
+    code, out, err = run(capsys, "--plot", str(target), "--compare", "meta", *SMALL)
+    assert code == 0, err
+    assert target.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert target.stat().st_size > 10_000
+
+
+def test_plot_into_a_missing_folder_is_a_usage_error(capsys, tmp_path):
+    code, out, err = run(capsys, "--plot", str(tmp_path / "nope" / "a.png"), *SMALL)
+    assert_one_line_error(code, err, "nope")
