@@ -1,0 +1,97 @@
+"""`symrope prove` / `symrope list`: exit codes, one-line errors, the JSON schema."""
+
+import json
+import re
+import subprocess
+import sys
+
+import pytest
+import sympy as sp
+
+from symrope.cli import main
+from symrope.engine import BUILTIN, Theorem, TheoremBuilder
+from symrope.theorems import THEOREM_MODULES
+
+
+def run_cli(*args):
+    return subprocess.run([sys.executable, "-m", "symrope", *args], capture_output=True,
+                          text=True, timeout=300)
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (["prove", "no_such_theorem"], "no theorem named 'no_such_theorem'"),
+    (["prove", "--budget", "-1"], "--budget must be positive"),
+    (["prove", "--param", "d"], "--param takes NAME=VALUE"),
+    (["prove", "--frobnicate"], "unrecognized arguments"),
+    (["frobnicate"], "unknown command"),
+])
+def test_bad_input_is_one_line_and_exit_2(args, fragment, capsys):
+    assert main(args) == 2
+    error = capsys.readouterr().err
+    assert fragment in error and len(error.strip().splitlines()) == 1
+
+
+def test_bad_input_from_the_console_has_no_traceback():
+    result = run_cli("prove", "no_such_theorem")
+    assert result.returncode == 2
+    assert result.stderr.startswith("symrope prove: error: no theorem named")
+    assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
+
+
+def test_every_listed_theorem_module_exists_and_registers_theorems():
+    import importlib
+
+    for module in THEOREM_MODULES:
+        imported = importlib.import_module(f"symrope.theorems.{module}")
+        assert any(b.build_function.__module__ == imported.__name__ for b in BUILTIN.values()), module
+
+
+def test_list_names_every_theorem(capsys):
+    assert main(["list"]) == 0
+    listing = capsys.readouterr().out
+    from symrope.theorems import builtin_theorems
+
+    for name, builder in builtin_theorems().items():
+        assert re.search(rf"^{name}\s+{re.escape(builder.summary)}$", listing, re.M), name
+
+
+def _register(monkeypatch, name, lhs, rhs, expect="proved"):
+    def build():
+        thm = Theorem(name, f"{lhs} = {rhs}")
+        thm.cite("a lemma", "A. Author, Some Book (2020), Thm 1", "taken from the literature")
+        thm.check(lhs, rhs, "the claim", expect=expect)
+        return thm
+
+    monkeypatch.setitem(BUILTIN, name, TheoremBuilder(name, "test theorem", build, {}, {}))
+
+
+x = sp.Symbol("x", real=True)
+
+
+def test_exit_codes_follow_the_verdicts(monkeypatch, capsys):
+    _register(monkeypatch, "t_true", sp.sin(x) ** 2 + sp.cos(x) ** 2, sp.Integer(1))
+    _register(monkeypatch, "t_false", sp.sin(2 * x), 2 * sp.sin(x))
+    _register(monkeypatch, "t_hard", (sp.sin(x) ** 2 + sp.cos(x) ** 2 + x) ** 40, (1 + x) ** 40)
+    _register(monkeypatch, "t_states_falsity", sp.sin(2 * x), 2 * sp.sin(x), expect="refuted")
+    assert main(["prove", "t_true"]) == 0
+    assert main(["prove", "t_states_falsity"]) == 0  # the theorem *says* the claim is false
+    assert main(["prove", "t_false"]) == 1
+    assert main(["prove", "t_true", "t_hard", "--budget", "0.5"]) == 3
+    assert main(["prove", "t_hard", "t_false", "--budget", "0.5"]) == 1  # refuted wins
+
+
+def test_json_document(monkeypatch, capsys):
+    _register(monkeypatch, "t_true", sp.cos(2 * x), 1 - 2 * sp.sin(x) ** 2)
+    assert main(["prove", "t_true", "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    (theorem,) = document["theorems"]
+    assert theorem["name"] == "t_true" and theorem["verdict"] == "proved"
+    assert theorem["seconds"] >= 0
+    kinds = [(step["kind"], step["verdict"]) for step in theorem["steps"]]
+    assert kinds == [("cited", "cited"), ("checked", "proved")]
+    assert all("claim" in step for step in theorem["steps"])
+
+
+def test_python_dash_m_and_version():
+    result = run_cli("--version")
+    assert result.returncode == 0 and result.stdout.strip()
