@@ -1,0 +1,163 @@
+"""The checker's API: bad definitions, verdicts with replayable counterexamples, the report."""
+
+import pytest
+import sympy as sp
+
+from symrope.check import Encoding, check
+from symrope.check._continuity import continuity_obstacle, find_discontinuity
+from symrope.check._structure import block_partition
+from symrope.errors import UsageError
+
+
+def rotation(a):
+    return sp.Matrix([[sp.cos(a), -sp.sin(a)], [sp.sin(a), sp.cos(a)]])
+
+
+def rotate(x, p):
+    return rotation(p) * x
+
+
+# ------------------------------------------------------------------ bad definitions
+@pytest.mark.parametrize("build, message", [
+    (lambda: Encoding("e", 0, rotate, rotate), "dim must be a positive integer"),
+    (lambda: Encoding("e", 2, rotate, 3), "key must be a callable"),
+    (lambda: Encoding("", 2, rotate, rotate), "non-empty name"),
+    (lambda: Encoding("e", 2, rotate, rotate, position_dims=0), "position_dims"),
+    (lambda: Encoding.from_matrices("e", lambda p: sp.Matrix([[1, p]]), rotation),
+     "F(p) must be a square matrix, got shape 1x2"),
+    (lambda: Encoding.from_matrices("e", rotation, lambda p: sp.eye(3)),
+     "F(p) is 2x2 but G(p) is 3x3"),
+    (lambda: Encoding.from_matrices("e", rotation, lambda p: 1 / 0), "G(p) raised ZeroDivisionError"),
+    (lambda: Encoding.from_matrices("e", rotation, lambda p: "I"), "must return a SymPy matrix"),
+])
+def test_bad_definitions_are_named_usage_errors(build, message):
+    with pytest.raises(UsageError, match="encoding 'e'" if "name" not in message else message) as info:
+        build()
+    assert message in str(info.value)
+
+
+@pytest.mark.parametrize("query, message", [
+    (lambda x, p: sp.Matrix([x[0]]), "shape 1x1, expected 2x1"),
+    (lambda x, p: x.T, "row vector"),
+    (lambda x, p: x[5], "raised IndexError"),
+    (lambda x, p: None, "must return a SymPy matrix, got NoneType"),
+])
+def test_functions_returning_the_wrong_thing_are_named(query, message):
+    with pytest.raises(UsageError, match="encoding 'broken'") as info:
+        check(Encoding("broken", 2, query, rotate))
+    assert message in str(info.value)
+
+
+def test_check_rejects_a_non_encoding_and_a_bad_budget():
+    with pytest.raises(UsageError, match="takes an Encoding"):
+        check(rotate)
+    with pytest.raises(UsageError, match="budget"):
+        check(Encoding("e", 2, rotate, rotate), budget=0)
+
+
+# ------------------------------------------------------------------ verdicts and evidence
+def test_general_solution_with_a_non_orthogonal_c_is_relative_but_not_a_rotation():
+    # G = C e^{pX}, F = C^{-T} e^{-pX^T} (the design notes' general solution), C not orthogonal
+    C = sp.Matrix([[2, 1], [0, 1]])
+    G = lambda p: C * rotation(p)
+    F = lambda p: C.inv().T * rotation(p)
+    report = check(Encoding.from_matrices("general", F, G))
+    assert report.verdict == "proved"
+    (plane,) = report.classification["p"]["rotation"]
+    assert plane["frequency"] == "1"
+
+
+def test_translation_counterexample_replays_through_the_users_functions():
+    report = check(Encoding.from_matrices("swap", lambda p: rotation(p).T, rotation))
+    found = report.assumptions["translation_invariance"].counterexample
+    s, t = sp.sympify(found["s"]), sp.sympify(found["t"])
+    i, j = int(found["x"][2:]), int(found["y"][2:])
+    score = lambda a, b: (rotation(a).T[:, i]).dot(rotation(b)[:, j])  # query R(a)^T e_i
+    assert sp.sympify(found["score_at_s_t"]).equals(score(s, t))
+    assert sp.N(score(s, t) - score(0, t - s)) != 0
+    # R(s)^T... the transpose mistake scores R(s + t): it is refuted at equal positions too
+    assert report.assumptions["identity_at_zero"].verdict == "refuted"
+
+
+def test_nonlinear_encoding_is_decided_on_the_score():
+    def add(x, p):
+        return sp.Matrix([x[0] + sp.cos(p), x[1] + sp.sin(p)])
+
+    report = check(Encoding("added", 2, add, add))
+    linearity = report.assumptions["linearity"]
+    assert linearity.verdict == "refuted" and linearity.counterexample["role"] == "query"
+    translation = report.assumptions["translation_invariance"].counterexample
+    # the counterexample's two scores really differ for the stated x, y, s, t
+    x, y = sp.Matrix(sp.sympify(translation["x"])), sp.Matrix(sp.sympify(translation["y"]))
+    s, t = sp.sympify(translation["s"]), sp.sympify(translation["t"])
+    assert sp.N(add(x, s).dot(add(y, t)) - add(x, 0).dot(add(y, t - s))) != 0
+    assert report.assumptions["continuity"].verdict == "proved"
+    assert report.exit_code == 1
+
+
+def test_rope_written_as_functions_is_proved_through_extracted_matrices():
+    def turn(x, p):
+        return sp.Matrix([sp.cos(p) * x[0] - sp.sin(p) * x[1], sp.sin(p) * x[0] + sp.cos(p) * x[1]])
+
+    report = check(Encoding("rope_functions", 2, turn, turn))
+    assert report.generator["axes"][0]["blocks"][0]["matrix"] == \
+        "[[0, -1], [1, 0]]"
+    assert report.verdict == "proved" and report.exit_code == 0
+
+
+def test_discontinuities_are_located_exactly():
+    p = sp.Symbol("p", real=True)
+    jump = find_discontinuity(sp.cos(sp.floor(p / 3) / 10), [p], {})
+    assert (jump.kind, jump.position[p], jump.left, jump.right) == ("jump", 3, 1, sp.cos(sp.Rational(1, 10)))
+    pole = find_discontinuity(sp.exp(p) / (p - 2), [p], {})
+    assert (pole.kind, pole.position[p]) == ("pole", 2)
+    step = find_discontinuity(sp.Piecewise((p, p < 1), (p + 1, True)), [p], {})
+    assert (step.left, step.right) == (1, 2)
+    hole = find_discontinuity(sp.sin(p) / p, [p], {})
+    assert hole.kind == "undefined" and hole.value is None
+
+
+def test_continuity_by_structure_needs_known_signs():
+    p = sp.Symbol("p", real=True)
+    theta = sp.Symbol("theta", positive=True)
+    assert continuity_obstacle(theta ** (-p) * sp.cos(p) + sp.sqrt(p ** 2 + 1), [p]) is None
+    assert continuity_obstacle(1 / (p ** 2 + 1), [p]) is None
+    assert continuity_obstacle(1 / p, [p]) == 1 / p
+    assert continuity_obstacle(sp.sign(p) * p ** 2, [p]) == sp.sign(p)
+
+
+def test_floor_bucketed_continuity_counterexample_is_the_first_integer():
+    report = check(Encoding.from_matrices("bucket", lambda p: rotation(sp.floor(p) / 10),
+                                          lambda p: rotation(sp.floor(p) / 10)))
+    found = report.assumptions["continuity"].counterexample
+    assert found["kind"] == "jump" and found["position"] == {"p": "1"}
+    left, right = sp.sympify(found["left_limit"]), sp.sympify(found["right_limit"])
+    # an entry of R(floor(p)/10): cos or +-sin of 0 below p = 1, of 1/10 above
+    assert {abs(left), abs(right)} in ({1, sp.cos(sp.Rational(1, 10))}, {0, sp.sin(sp.Rational(1, 10))})
+
+
+def test_unknown_continuity_is_undecided_not_proved():
+    odd = lambda p: sp.Matrix([[sp.exp(sp.sign(p) * p ** 2 - p * sp.Abs(p))]])  # = 1, but says sign
+    report = check(Encoding.from_matrices("odd", odd, odd), budget=30)
+    assert report.assumptions["continuity"].verdict == "undecided"
+    assert report.verdict == "undecided" and report.exit_code == 3
+
+
+def test_block_partition_uses_only_literal_zeros():
+    F = sp.Matrix([[1, 2, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 5, 1]])
+    G = sp.eye(4)
+    assert block_partition(4, F, G).groups == ((0, 1), (2, 3))
+    G[1, 2] = sp.Symbol("a")
+    assert block_partition(4, F, G).groups == ((0, 1, 2, 3),)
+
+
+def test_report_dict_has_the_documented_schema():
+    report = check(Encoding.from_matrices("q_only", rotation, lambda p: sp.eye(2)))
+    document = report.to_dict()
+    assert document["encoding"] == "q_only"
+    assert set(document["assumptions"]) == {"linearity", "translation_invariance",
+                                            "identity_at_zero", "continuity"}
+    for value in document["assumptions"].values():
+        assert {"verdict", "counterexample"} <= set(value)
+    assert document["generator"] is None and document["classification"] is None
+    assert "counterexample: s = " in report.table()

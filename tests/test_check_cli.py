@@ -1,0 +1,98 @@
+"""``symrope check``: targets, exit codes (0 proved, 1 refuted, 3 undecided, 2 bad input), JSON."""
+
+import json
+import textwrap
+
+import pytest
+
+from symrope.check._cli import main
+from symrope.cli import main as symrope_main
+
+USER_FILE = textwrap.dedent('''
+    import sympy as sp
+    from symrope.check import Encoding
+
+    def _turn(x, p):
+        c, s = sp.cos(p / 2), sp.sin(p / 2)
+        return sp.Matrix([c * x[0] - s * x[1], s * x[0] + c * x[1]])
+
+    mine = Encoding("mine", 2, _turn, _turn)
+    broken = Encoding("broken", 2, _turn, lambda x, p: sp.Matrix([x[0] * p, x[1]]))
+    odd = Encoding.from_matrices("odd", *[lambda p: sp.Matrix([[sp.exp(sp.sign(p) * p**2 - p * sp.Abs(p))]])] * 2)
+    not_an_encoding = 42
+
+    def built():
+        return mine
+''')
+
+
+@pytest.fixture()
+def user_file(tmp_path):
+    path = tmp_path / "my_encoding.py"
+    path.write_text(USER_FILE)
+    return path
+
+
+def test_file_target_all_proved_exits_0_and_prints_the_table(user_file, capsys):
+    assert main([f"{user_file}:mine"]) == 0
+    out = capsys.readouterr().out
+    assert "mine: dim 2, 1 position axis -> proved" in out
+    assert "rotation planes (1): omega = 1/2 on [0, 1]" in out
+
+
+def test_function_returning_an_encoding_is_accepted(user_file, capsys):
+    assert main([f"{user_file}:built"]) == 0
+
+
+def test_refuted_exits_1_with_json_schema(user_file, capsys):
+    assert main([f"{user_file}:broken", "--json"]) == 1
+    document = json.loads(capsys.readouterr().out)
+    assert document["encoding"] == "broken"
+    assumptions = document["assumptions"]
+    assert list(assumptions) == ["linearity", "translation_invariance", "identity_at_zero",
+                                 "continuity"]
+    assert assumptions["translation_invariance"]["verdict"] == "refuted"
+    assert "s" in assumptions["translation_invariance"]["counterexample"]
+    assert document["generator"] is None and document["classification"] is None
+
+
+def test_undecided_exits_3(user_file, capsys):
+    assert main([f"{user_file}:odd", "--budget", "30"]) == 3
+
+
+def test_module_target(user_file, monkeypatch, capsys):
+    monkeypatch.syspath_prepend(str(user_file.parent))
+    assert main(["my_encoding:mine", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["classification"]["p"]["rotation"][0][
+        "frequency"] == "1/2"
+
+
+def test_zoo_target_and_list(capsys):
+    assert main(["q_rotated_only"]) == 1
+    assert "counterexample: s = " in capsys.readouterr().out
+    assert main(["--list"]) == 0
+    listing = capsys.readouterr().out
+    assert "liere_so3" in listing and "rope_d64" in listing
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["no_such_encoding"], "neither a zoo encoding"),
+    (["missing_file.py:X"], "no such file"),
+    (["no_such_module_xyz:X"], "cannot import no_such_module_xyz"),
+    (["{file}:nothing"], "defines no 'nothing'"),
+    (["{file}:not_an_encoding"], "is a int, not a symrope.Encoding"),
+    (["rope", "--budget", "-1"], "--budget must be positive"),
+    ([], "give a TARGET"),
+])
+def test_bad_input_exits_2_with_one_line(argv, message, user_file, capsys):
+    argv = [a.replace("{file}", str(user_file)) for a in argv]
+    assert symrope_main(["check", *argv]) == 2
+    err = capsys.readouterr().err.strip()
+    assert message in err and "\n" not in err
+
+
+def test_latex_output_is_written(user_file, tmp_path, capsys):
+    target = tmp_path / "report.tex"
+    assert main([f"{user_file}:mine", "--latex", str(target)]) == 0
+    tex = target.read_text()
+    assert "\\begin{document}" in tex and "mine" in tex

@@ -1,0 +1,92 @@
+"""Every zoo encoding gets exactly the verdicts it must get, and the generator it must have."""
+
+import pytest
+
+from symrope.check import ZOO, check
+
+
+@pytest.fixture(scope="module")
+def reports():
+    cache = {}
+
+    def get(name):
+        if name not in cache:
+            cache[name] = check(ZOO[name].build(), budget=120)
+        return cache[name]
+
+    return get
+
+
+@pytest.mark.parametrize("name", list(ZOO))
+def test_zoo_entry_gets_its_expected_verdicts(name, reports):
+    report = reports(name)
+    assert report.verdicts() == ZOO[name].expected_verdicts
+    for result in report.assumptions.values():
+        if result.verdict == "refuted":
+            assert result.counterexample and result.counterexample["summary"]
+    assert (report.generator is not None) == (report.verdict == "proved")
+
+
+def _kinds(report, axis="p"):
+    return {kind: items for kind, items in report.classification[axis].items()}
+
+
+def test_rope_d64_is_32_rotation_planes_with_the_rope_frequencies(reports):
+    report = reports("rope_d64")
+    rotations = _kinds(report)["rotation"]
+    assert len(rotations) == 32 and set(_kinds(report)) == {"rotation"}
+    assert [r["indices"] for r in rotations[:2]] == [[0, 1], [2, 3]]
+    assert rotations[0]["frequency"] == "1" and rotations[16]["frequency"] == "1/100"
+    assert report.generator["pure_rotation"]["verdict"] == "proved"
+    assert report.generator["exponential"]["verdict"] == "proved"
+
+
+def test_xpos_is_damped_rotations_with_log_zeta_over_512_rates(reports):
+    import sympy as sp
+
+    from symrope.check._zoo import xpos_scales
+
+    damped = _kinds(reports("xpos"))["damped_rotation"]
+    zeta = xpos_scales(8)
+    assert len(damped) == 4
+    # H(d) = zeta^(-d/512) R(d omega): the rate is -ln(zeta_i)/512 (> 0: zeta_i < 1)
+    for item, z in zip(damped, zeta):
+        assert sp.simplify(sp.sympify(item["rate"]) + sp.log(z) / 512) == 0
+    assert reports("xpos").generator["pure_rotation"]["verdict"] == "refuted"
+
+
+@pytest.mark.parametrize("name, kinds", [
+    ("nope", {"zero"}), ("pure_decay", {"decay"}), ("nilpotent_shear", {"nilpotent_shear"}),
+    ("alibi", {"zero", "nilpotent_shear"}), ("jordan_block", {"jordan"}),
+    ("partial_rotary", {"rotation", "zero"}), ("non_normal_rotation", {"rotation"})])
+def test_generator_classification(name, kinds, reports):
+    assert set(_kinds(reports(name))) == kinds
+
+
+def test_non_normal_generator_is_flagged_and_not_skew(reports):
+    report = reports("non_normal_rotation")
+    (plane,) = _kinds(report)["rotation"]
+    assert plane["frequency"] == "2" and plane["normal"] is False
+    assert report.generator["pure_rotation"]["verdict"] == "refuted"
+
+
+def test_jordan_block_has_one_chain_of_length_two_at_minus_half(reports):
+    (block,) = _kinds(reports("jordan_block"))["jordan"]
+    assert block["eigenvalue"] == "-1/2" and block["jordan_chains"] == [2]
+
+
+def test_two_dimensional_generators_commute(reports):
+    for name in ("rope_2d_axial", "rope_2d_mixed"):
+        report = reports(name)
+        assert report.generator["commute"]["verdict"] == "proved"
+        assert set(report.classification) == {"p0", "p1"}
+    axial = reports("rope_2d_axial").classification
+    # axial: x turns only the first half of the pairs, y only the second half
+    assert [r["indices"] for r in axial["p0"]["rotation"]] == [[0, 1], [2, 3]]
+    assert [z["indices"] for z in axial["p0"]["zero"]] == [[4, 5], [6, 7]]
+
+
+def test_liere_counterexample_is_a_pair_of_2d_positions(reports):
+    counterexample = reports("liere_so3").assumptions["translation_invariance"].counterexample
+    assert counterexample["s"].startswith("(") and counterexample["t"].startswith("(")
+    assert counterexample["score_at_s_t"] != counterexample["score_at_0_t_minus_s"]
