@@ -75,7 +75,7 @@ class Verdict:
     def to_dict(self) -> dict:
         return {
             "verdict": self.status,
-            "claim": f"{sp.sstr(self.lhs)} = {sp.sstr(self.rhs)}",
+            "claim": f"{_show(self.lhs)} = {_show(self.rhs)}",
             "method": self.method,
             "counterexample": None if self.counterexample is None else
             {str(k): _show(v) for k, v in self.counterexample.items()},
@@ -97,7 +97,10 @@ class Verdict:
         return f"$\\displaystyle {self._latex()}$"
 
 
-def _show(value) -> str:
-    if isinstance(value, sp.MatrixBase):
-        return sp.sstr(value.tolist())
-    return sp.sstr(value)
+def _show(value, limit: int = 400) -> str:
+    """A readable string, never megabytes: big matrices are named by shape and kind."""
+    shape = getattr(value, "shape", None)
+    if shape and len(shape) == 2 and shape[0] * shape[1] > 64:
+        return f"<{shape[0]}x{shape[1]} {type(value).__name__}>"
+    text = sp.sstr(value.tolist()) if isinstance(value, sp.MatrixBase) else sp.sstr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
