@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import platform
 
-from symrope.latex._escape import (check_raw_latex, escape_name, escape_text, pdf_string)
-from symrope.latex._printer import math_latex
-from symrope.latex._render import DEFINES, counterexample_latex, name_math, step_sides
+from symrope.latex._escape import check_raw_latex, escape_name, escape_text, pdf_string
+from symrope.latex._render import DEFINES, counterexample_latex, parameters_math, step_sides
 
 __all__ = ["theorem_document", "combined_document", "PREAMBLE", "versions"]
 
@@ -78,8 +77,8 @@ def _evidence(step, verdict) -> str:
     """The line under a checked step: how it was decided, or why not."""
     if verdict.status == "proved":
         method = escape_text(verdict.method or "rewriting")
-        return (rf"{{\small Proved by {method}; {_plural(verdict.cross_checks, 'numeric cross-check')}"
-                rf" agree ({verdict.seconds:.2f}\,s).}}" + "\n")
+        checks = _plural(verdict.cross_checks, "numeric cross-check")
+        return rf"{{\small Proved by {method}; {checks} agree ({verdict.seconds:.2f}\,s).}}" + "\n"
     if verdict.status == "refuted":
         return (r"{\small Counterexample (exact, re-checked at 30 and 60 digits):}" + "\n" +
                 "\\[\n\\fitmath{" + counterexample_latex(verdict) + "}\n\\]\n")
@@ -96,7 +95,8 @@ def _step_tex(number: int, result, references: list[str]) -> str:
         lines.append(rf"\stepmark{{cited [{cite_number}]}}{{not machine-checked}}%")
         lines.append(escape_text(step.justification) + "\n")
         lines.append(r"\begin{quote}\itshape " + escape_text(step.claim) + r"\end{quote}")
-        lines.append(rf"{{\small\raggedright Reference [{cite_number}]: {escape_text(step.reference)}.\par}}")
+        lines.append(rf"{{\small\raggedright Reference [{cite_number}]: "
+                     rf"{escape_text(step.reference)}.\par}}")
         return "\n".join(lines) + "\n"
     lines.append(rf"\stepmark{{{mark}}}{{{detail}}}%")
     lines.append(escape_text(step.justification) + "\n")
@@ -117,8 +117,8 @@ def _verdict_sentence(report) -> str:
     tail = (f" ({refuted_as_stated} of them refuted, as the theorem states)"
             if refuted_as_stated else "")
     if report.verdict == "proved":
-        return (f"\\textbf{{Proved.}} Every one of the {_plural(report.checked_steps, 'checked step')}"
-                f" got its expected verdict{tail}.")
+        steps = _plural(report.checked_steps, "checked step")
+        return f"\\textbf{{Proved.}} Every one of the {steps} got its expected verdict{tail}."
     failed = len(report.failures())
     return (f"\\textbf{{{report.verdict.upper()}.}} {failed} of the "
             f"{_plural(report.checked_steps, 'checked step')} did not get the verdict it expects; "
@@ -128,9 +128,7 @@ def _verdict_sentence(report) -> str:
 def _parameters(theorem) -> str:
     if not theorem.params:
         return ""
-    parts = [f"{name_math(str(k))} = {math_latex(v) if not isinstance(v, str) else name_math(v)}"
-             for k, v in theorem.params.items()]
-    return "\\[\n\\fitmath{" + r",\quad ".join(parts) + "}\n\\]\n"
+    return "\\[\n\\fitmath{" + parameters_math(theorem.params) + "}\n\\]\n"
 
 
 def _theorem_body(report, heading: str, subheading: str) -> str:

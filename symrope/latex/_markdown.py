@@ -9,8 +9,7 @@ from __future__ import annotations
 import re
 
 from symrope.latex._escape import check_raw_latex
-from symrope.latex._printer import math_latex
-from symrope.latex._render import DEFINES, counterexample_latex, name_math, step_sides
+from symrope.latex._render import DEFINES, counterexample_latex, parameters_math, step_sides
 
 __all__ = ["report_markdown", "markdown_text"]
 
@@ -108,9 +107,7 @@ def report_markdown(report, *, versions: dict | None = None) -> str:
         out.append(_display(check_raw_latex(theorem.statement_latex,
                                             f"statement_latex of {theorem.name!r}")))
     if theorem.params:
-        parts = [f"{name_math(str(k))} = {math_latex(v) if not isinstance(v, str) else name_math(v)}"
-                 for k, v in theorem.params.items()]
-        out += ["**Parameters.**", "", _display(r",\quad ".join(parts))]
+        out += ["**Parameters.**", "", _display(parameters_math(theorem.params))]
     if theorem.hypotheses:
         out += ["**Hypotheses.**", ""] + [f"- {markdown_text(h)}" for h in theorem.hypotheses]
         out.append("")

@@ -13,7 +13,7 @@ from symrope.latex._escape import check_raw_latex, escape_math_text
 from symrope.latex._printer import SafeLatexPrinter, math_latex
 
 __all__ = ["verdict_latex", "report_latex", "theorem_latex", "step_sides", "counterexample_latex",
-           "name_math", "DEFINES", "EQUALS"]
+           "name_math", "parameters_math", "DEFINES", "EQUALS"]
 
 DEFINES, EQUALS = ":=", "="
 _IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)*")
@@ -59,6 +59,14 @@ def name_math(text: str) -> str:
             out.append(escape_math_text(char))
         position += 1
     return "".join(out)
+
+
+def parameters_math(params: dict) -> str:
+    r"""Math-mode LaTeX for a theorem's parameters: ``d = 128,\quad \theta = 10000``."""
+    parts = [f"{name_math(str(key))} = "
+             f"{escape_math_text(value) if isinstance(value, str) else math_latex(value)}"
+             for key, value in params.items()]
+    return r",\quad ".join(parts)
 
 
 def step_sides(step) -> tuple[str, str]:
