@@ -215,3 +215,90 @@ def test_dtype_names():
     with pytest.raises(UsageError, match="unknown dtype 'fp8'"):
         get_model("hf").table(np.arange(3), llama31_8b(), "fp8")
     assert validate_positions(np.array([3.0, 4.0])).dtype == np.int64
+
+
+# --- faithfulness against the modelled code itself (torch on CPU; a C compiler for ggml) --------
+
+FAITHFUL_POSITIONS = np.concatenate([np.arange(0, 3000), np.arange(15_900, 16_000),
+                                     np.arange(1_000_000, 1_000_300)])
+
+
+def test_autocast_model_is_bit_exact_against_torch_cpu_autocast():
+    torch = pytest.importorskip("torch")
+    config = llama31_8b()
+    inv = torch.from_numpy(inv_freq(config, "float32"))
+    # transformers 4.38 LlamaRotaryEmbedding.forward, the code PR 29285 changed
+    inv_freq_expanded = inv[None, :, None].float().expand(1, -1, 1)
+    position_ids_expanded = torch.from_numpy(FAITHFUL_POSITIONS)[None, None, :].float()
+    with torch.autocast(device_type="cpu", dtype=torch.bfloat16):
+        freqs = (inv_freq_expanded.float() @ position_ids_expanded.float()).transpose(1, 2)
+        emb = torch.cat((freqs, freqs), dim=-1)
+        cos, sin = emb.cos(), emb.sin()
+    assert cos.dtype == torch.bfloat16
+    model_cos, model_sin = get_model("hf-bf16-autocast").table(FAITHFUL_POSITIONS, config, "bf16")
+    assert np.array_equal(cos[0, :, :64].float().numpy().astype(ml_dtypes.bfloat16), model_cos)
+    assert np.array_equal(sin[0, :, :64].float().numpy().astype(ml_dtypes.bfloat16), model_sin)
+
+
+def test_neox_model_is_bit_exact_against_the_issue_1003_code_on_cpu():
+    torch = pytest.importorskip("torch")
+    inv = (1.0 / (10000 ** (torch.arange(0, 32, 2).float() / 32))).half()
+    t = torch.arange(2048).type_as(inv)
+    emb = torch.einsum("i,j->ij", t, inv)
+    model_cos, model_sin = get_model("neox-fp16").table(np.arange(2048), NEOX_1003, "fp16")
+    assert np.array_equal(emb.cos().numpy(), model_cos)
+    # torch's half sin is its float32 sin (SLEEF, <= 1 ulp) rounded to fp16: rarely one fp16 ulp off
+    theirs = emb.sin().numpy()
+    assert np.mean(theirs == model_sin) > 0.9999
+    assert np.all(np.abs(theirs.astype(np.float64) - model_sin) <= np.spacing(np.abs(model_sin)))
+
+
+def test_meta_model_matches_torch_polar_within_one_ulp():
+    torch = pytest.importorskip("torch")
+    config = llama31_8b()
+    freqs = torch.from_numpy(inv_freq(config, "float32"))
+    angles = torch.outer(torch.from_numpy(FAITHFUL_POSITIONS).float(), freqs)
+    freqs_cis = torch.polar(torch.ones_like(angles), angles)
+    model_cos, model_sin = get_model("meta").table(FAITHFUL_POSITIONS, config, "bf16")
+    for theirs, ours in ((freqs_cis.real.numpy(), model_cos), (freqs_cis.imag.numpy(), model_sin)):
+        assert np.all(np.abs(theirs - ours) <= np.spacing(np.abs(ours)))
+        assert np.mean(theirs == ours) > 0.98
+
+
+GGML_CACHE_LOOP = r"""
+#include <math.h>
+void rope_cache(const long *pos, long n, int n_dims, float freq_base, float *cos_out) {
+    const float theta_scale = powf(freq_base, -2.0f / n_dims);
+    for (long row = 0; row < n; row++) {
+        float theta = (float) pos[row];
+        for (int i0 = 0; i0 < n_dims; i0 += 2) {
+            cos_out[row * (n_dims / 2) + i0 / 2] = cosf(theta);
+            theta *= theta_scale;
+        }
+    }
+}
+"""
+
+
+def test_llamacpp_chain_is_exact_against_compiled_c(tmp_path):
+    import ctypes
+    import shutil
+    import subprocess
+
+    compiler = shutil.which("cc") or shutil.which("gcc")
+    if compiler is None:
+        pytest.skip("no C compiler")
+    source, library = tmp_path / "rope.c", tmp_path / "rope.so"
+    source.write_text(GGML_CACHE_LOOP)
+    subprocess.run([compiler, "-O2", "-fno-fast-math", "-shared", "-fPIC", str(source), "-o",
+                    str(library), "-lm"], check=True)
+    rope = ctypes.CDLL(str(library))
+    config = RopeConfig.from_options(head_dim=128, theta=10000)
+    positions = np.ascontiguousarray(FAITHFUL_POSITIONS, dtype=np.int64)
+    out = np.zeros((len(positions), 64), dtype=np.float32)
+    rope.rope_cache(positions.ctypes.data_as(ctypes.c_void_p), ctypes.c_long(len(positions)),
+                    ctypes.c_int(128), ctypes.c_float(10000.0), out.ctypes.data_as(ctypes.c_void_p))
+    model_cos, _ = get_model("llamacpp").table(positions, config, "fp32")
+    # same float32 angle chain; libm's cosf vs a correctly rounded cos: within one ulp
+    assert np.all(np.abs(out - model_cos) <= np.spacing(np.abs(model_cos)))
+    assert np.mean(out == model_cos) > 0.95
