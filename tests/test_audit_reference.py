@@ -10,7 +10,7 @@ from symrope.audit import (MAX_POSITION, REFERENCE_TOLERANCE, AuditOptions, Refe
 from symrope.errors import UsageError
 from symrope.schedules import inv_freq, llama31_8b
 
-NEAR_2_40 = [2**40 - 7919, 2**40 - 1, 2**40, 2**40 + 1, MAX_POSITION]
+NEAR_2_40 = [2**40 - 7919, 2**40 - 1, 2**40, 2**40 + 1, 2**41 - 1]
 
 
 @pytest.fixture(scope="module")
@@ -21,7 +21,7 @@ def llama():
 def test_certified_error_holds_near_2_40(llama):
     certificate = llama.reference.certify(NEAR_2_40 + [0, 1, 131071, 10**7])
     assert certificate.points == 9 * 64
-    assert certificate.max_position == MAX_POSITION
+    assert certificate.max_position == 2**41 - 1
     assert 0 < certificate.max_error <= REFERENCE_TOLERANCE
     assert certificate.holds()
 
@@ -33,16 +33,17 @@ def test_default_certification_sample_reaches_2_40(llama):
 
 
 def test_certificate_catches_a_reference_that_is_off(llama):
-    # A 2*pi that is wrong by 1e-15 puts angles (and so cos/sin) off by up to 5e-16: the
-    # interval check must see it, or it certifies nothing.
+    # Turns whose second 64-bit word is off by 2**-29 put the angle off by ~7e-16 rad at
+    # p = 2**40 (and by nothing visible at small p): the interval check must see it.
     broken = Reference(llama.reference.omegas)
-    broken._two_pi = (broken._two_pi[0], broken._two_pi[1] + 1e-15)
+    broken._turn_next = broken._turn_next + 2.0**-29
     assert broken.certify(NEAR_2_40 + [123456789]).max_error > REFERENCE_TOLERANCE
 
 
 def test_fast_reference_agrees_with_plain_mpmath():
     rng = np.random.default_rng(7)
-    positions = np.concatenate([rng.integers(0, 2**41, 12), rng.integers(0, 2**20, 12), NEAR_2_40])
+    positions = np.concatenate([rng.integers(0, 2**41, 12), rng.integers(0, 2**20, 12), NEAR_2_40,
+                                [MAX_POSITION]])
     with mpmath.workprec(256):
         omegas = inv_freq(llama31_8b(), "mpmath")
     cos, sin, angle = Reference(omegas).cos_sin(positions)

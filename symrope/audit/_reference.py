@@ -6,12 +6,14 @@ positions in float64 with error-free transformations, and :meth:`Reference.certi
 error on a sample with mpmath interval arithmetic, so the bound the audit states is proved on
 that sample rather than assumed.
 
-How the fast table stays exact: the angle ``p*omega`` is reduced in *turns* (``omega/2pi``), held in
-mpmath and split into 31-bit chunks. The position is split into two 21-bit halves, so every product
-of a half and a chunk is exact in float64 and its fractional part is exact too; only the last,
-tiny chunk is multiplied approximately. The reduced turn is a double-double; multiplying by a
-double-double ``2*pi`` (Dekker's product) gives the angle in ``[-pi, pi]`` with an error near
-``2**-100``, and ``cos``/``sin`` of it are corrected to first order in the angle's low part.
+How the fast table stays exact: the angle ``p*omega`` is reduced in *turns* (``omega/2pi``). The
+fractional turn of each frequency is held as a 64-bit fixed-point integer ``T1`` plus the next
+64 bits as a float ``T2``; ``p * T1`` in wrapping uint64 arithmetic *is* ``p * T1 mod 1 turn``
+exactly, and ``p * T2`` (below ``2**53``) is rounded to an integer with an error under one unit
+of ``2**-64`` turns. Their wrapping sum is the reduced turn in ``[-1/2, 1/2)`` to about
+``2**-64``. Its top 26 bits times a 26-bit ``2*pi`` is an exact float product; the rest is a
+small correction, giving the angle in ``[-pi, pi)`` as a double-double. ``cos``/``sin`` of the
+high part are corrected to first order in the low part.
 """
 
 from __future__ import annotations
@@ -23,14 +25,13 @@ import numpy as np
 
 from symrope.errors import InternalError, UsageError
 
-#: Largest position the fast reference handles exactly (two 21-bit halves).
-MAX_POSITION = 2**41 - 1
+#: Largest position the fast reference handles (positions are exact in float64 below 2**53).
+MAX_POSITION = 2**53 - 1
 #: The error the audit promises for the fast reference (absolute, in cos and sin).
 REFERENCE_TOLERANCE = 2.5e-16
 
-_HALF_BITS = 21
-_CHUNK_BITS = 31
-_DEKKER_SPLITTER = 2.0**27 + 1.0
+_TOP_BITS = 26            # bits of the reduced turn multiplied exactly by a 26-bit 2*pi
+_LOW_BITS = 64 - _TOP_BITS
 _WORKING_PREC = 256  # bits for the turns, 2*pi and the interval sample
 
 
@@ -95,23 +96,6 @@ def mp_cos_sin(position: int, omega, amplitude=1) -> tuple:
         return amplitude * mpmath.cos(angle), amplitude * mpmath.sin(angle)
 
 
-def _double_double(value) -> tuple[float, float]:
-    high = float(value)
-    return high, float(value - high)
-
-
-def _split_turn(turn) -> tuple[float, float, float]:
-    """Split ``turn`` in [0, 1) into a 31-bit, a 31-bit and a float64 tail (all exact but the tail)."""
-    scale = mpmath.mpf(2) ** _CHUNK_BITS
-    first = mpmath.floor(turn * scale) / scale
-    rest = turn - first
-    second = mpmath.floor(rest * scale**2) / scale**2
-    chunks = (float(first), float(second), float(rest - second))
-    if float(first) != first or float(second) != second:
-        raise InternalError("a 31-bit chunk of a turn was not exact in float64")
-    return chunks
-
-
 @dataclass(frozen=True)
 class Certificate:
     """What the interval check proved: ``max_error`` bounds the reference on ``points`` points."""
@@ -167,18 +151,18 @@ class Reference:
             if any(not mpmath.isfinite(o) or o <= 0 for o in self.omegas):
                 raise UsageError("every rotary frequency must be finite and positive")
             two_pi = 2 * mpmath.pi
-            self._two_pi = _double_double(two_pi)
-            high_chunks, low_chunks = [], []
+            whole_bits, next_bits = [], []
             for omega in self.omegas:
-                turn = mpmath.frac(omega / two_pi)            # multiplies the low 21-bit half
-                turn_high = mpmath.frac(turn * 2**_HALF_BITS)  # multiplies the high half
-                low_chunks.append(_split_turn(turn))
-                high_chunks.append(_split_turn(turn_high))
-        self._low = np.array(low_chunks).T    # (3, pairs)
-        self._high = np.array(high_chunks).T
-        pi_high = self._two_pi[0]
-        split = _DEKKER_SPLITTER * pi_high
-        self._pi_split = (split - (split - pi_high), pi_high - (split - (split - pi_high)))
+                scaled = mpmath.frac(omega / two_pi) * mpmath.mpf(2) ** 64
+                whole_bits.append(int(mpmath.floor(scaled)))
+                next_bits.append(float(mpmath.frac(scaled)))
+            # 2*pi as a 26-bit head (exact products with 26-bit integers) and a float tail.
+            head = mpmath.nint(two_pi * 2**(_TOP_BITS - 3)) / 2**(_TOP_BITS - 3)
+            self._pi_head = float(head) * 2.0**-_TOP_BITS
+            self._pi_tail = float(two_pi - head) * 2.0**-_TOP_BITS
+            self._pi_low_bits = float(two_pi) * 2.0**-64
+        self._turn_bits = np.array(whole_bits, dtype=np.uint64)      # frac(omega/2pi) * 2**64
+        self._turn_next = np.array(next_bits, dtype=np.float64)      # the next 64 bits, as [0, 1)
         self.omegas_float = np.array([float(o) for o in self.omegas])
 
     @property
@@ -186,44 +170,27 @@ class Reference:
         return len(self.omegas)
 
     def reduced_angle(self, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """``p*omega`` reduced to about ``[-pi, pi]`` as a double-double ``(high, low)``, each (n, pairs)."""
+        """``p*omega`` reduced to ``[-pi, pi)`` as a double-double ``(high, low)``, each (n, pairs)."""
         positions = np.asarray(positions, dtype=np.int64)
         if positions.size and (positions.min() < 0 or positions.max() > MAX_POSITION):
             raise UsageError(f"positions must lie in [0, {MAX_POSITION}]")
-        high_half = (positions >> _HALF_BITS).astype(np.float64)[:, None]
-        low_half = (positions & (2**_HALF_BITS - 1)).astype(np.float64)[:, None]
-        # Exact products of 21-bit halves and 31-bit chunks; their fractional parts are exact too.
-        whole = high_half * self._high[0]
-        whole -= np.rint(whole)
-        part = low_half * self._low[0]
-        part -= np.rint(part)
-        whole += part
-        whole -= np.rint(whole)                                 # exact, multiple of 2**-31
-        fine = high_half * self._high[1]
-        np.multiply(low_half, self._low[1], out=part)
-        fine += part                                             # exact: 53 bits at most
-        tail = high_half * self._high[2]
-        np.multiply(low_half, self._low[2], out=part)
-        tail += part                                             # below 2**-40, error ~2**-93
-        # Two-sum of whole + fine: the turn as a double-double (turn, turn_low).
-        turn = whole + fine
-        virtual = turn - whole
-        turn_low = (whole - (turn - virtual)) + (fine - virtual)
-        turn_low += tail
-        # Dekker's product with 2*pi, then the low parts of both factors.
-        pi_high, pi_low = self._two_pi
-        split_hi, split_lo = self._pi_split
-        scaled = _DEKKER_SPLITTER * turn
-        turn_hi = scaled - (scaled - turn)
-        turn_lo = turn - turn_hi
-        angle = pi_high * turn
-        error = split_hi * turn_hi - angle
-        error += split_hi * turn_lo
-        error += split_lo * turn_hi
-        error += split_lo * turn_lo
-        error += pi_high * turn_low
-        error += pi_low * turn
-        return angle, error
+        column = positions[:, None]
+        # Fixed-point turns: uint64 products wrap modulo 2**64, i.e. modulo one whole turn.
+        turn = column.astype(np.uint64) * self._turn_bits
+        carry = column.astype(np.float64) * self._turn_next     # < 2**53: exact enough to round
+        np.rint(carry, out=carry)
+        turn += carry.astype(np.uint64)
+        signed = turn.view(np.int64)                            # the turn in [-1/2, 1/2) * 2**64
+        top = (signed >> _LOW_BITS).astype(np.float64)          # 26-bit signed integer
+        rest = (signed & np.int64(2**_LOW_BITS - 1)).astype(np.float64)
+        angle = top * self._pi_head                             # exact: 26 x 26 bits
+        small = top * self._pi_tail
+        rest *= self._pi_low_bits
+        small += rest                                           # |small| < 2**-23, error ~2**-76
+        high = angle + small
+        angle -= high
+        angle += small                                          # Fast2Sum: the low part, exact
+        return high, angle
 
     def cos_sin(self, positions: np.ndarray):
         """Return ``(cos, sin, angle)``: float64 arrays (n, pairs); ``angle`` is ``p*omega`` reduced mod 2*pi."""

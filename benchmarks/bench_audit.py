@@ -1,0 +1,138 @@
+"""Benchmarks of the precision audit (targets from issue 3), measured side by side in one run.
+
+1. The fast reference beside mpmath and beside plain float64 ``np.cos``/``np.sin`` on the same
+   angles (targets: >= 150x mpmath; within 4x of plain numpy).
+2. A full default audit (HF-style model, Llama 3.1 8B schedule, bf16) over 2**20 positions x
+   64 pairs, every position and pair (target: under 20 s).
+3. The same audit over 10M positions, in a fresh process, with its peak memory (target: under
+   1 GiB): tracemalloc's peak of Python/numpy allocations and the process's peak RSS.
+
+Run: ``python benchmarks/bench_audit.py`` (add ``--quick`` for small sizes). Prints one line per
+measurement and a JSON summary at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+import tracemalloc
+
+import mpmath
+import numpy as np
+
+from symrope.audit import AuditOptions, audit, exact_schedule
+from symrope.schedules import llama31_8b
+
+
+def best_of(repeats: int, function) -> float:
+    """The fastest of ``repeats`` wall-clock runs (the least disturbed by other processes)."""
+    times = []
+    for _ in range(repeats):
+        started = time.perf_counter()
+        function()
+        times.append(time.perf_counter() - started)
+    return min(times)
+
+
+def reference_throughput(positions_count: int, mp_points: int, seed: int = 0) -> dict:
+    schedule = exact_schedule(llama31_8b())
+    reference, pairs = schedule.reference, schedule.reference.pairs
+    rng = np.random.default_rng(seed)
+    positions = np.sort(rng.integers(0, 2**20, positions_count))
+    angles = positions.astype(np.float64)[:, None] * schedule.omegas[None, :]
+    elements = angles.size
+
+    fast = best_of(5, lambda: reference.cos_sin(positions))
+    plain_both = best_of(5, lambda: (np.cos(angles), np.sin(angles)))
+    plain_cos = best_of(5, lambda: np.cos(angles))
+
+    rows = rng.integers(0, positions_count, mp_points)
+    cols = rng.integers(0, pairs, mp_points)
+    results = {}
+    for bits in (113, 256):   # 113: just enough for 1e-16 at p < 2^40; 256: what the audit uses
+        with mpmath.workprec(bits):
+            omegas = [mpmath.mpf(o) for o in reference.omegas]
+            started = time.perf_counter()
+            for row, col in zip(rows, cols):
+                mpmath.cos_sin(int(positions[row]) * omegas[col])
+            results[bits] = (time.perf_counter() - started) / mp_points
+    per_fast = fast / elements
+    return {
+        "elements": elements,
+        "reference_ns_per_value": per_fast * 1e9,
+        "np_cos_sin_ns_per_value": plain_both / elements * 1e9,
+        "np_cos_ns_per_value": plain_cos / elements * 1e9,
+        "mpmath_113_us_per_value": results[113] * 1e6,
+        "mpmath_256_us_per_value": results[256] * 1e6,
+        "speedup_vs_mpmath_113": results[113] / per_fast,
+        "speedup_vs_mpmath_256": results[256] / per_fast,
+        "slowdown_vs_np_cos_sin": fast / plain_both,
+        "slowdown_vs_np_cos": fast / plain_cos,
+    }
+
+
+def one_audit(max_position: int) -> dict:
+    """Runs in its own process so that peak RSS belongs to this audit alone."""
+    config = llama31_8b()
+    tracemalloc.start()
+    started = time.perf_counter()
+    cpu = time.process_time()
+    result = audit("hf", config, AuditOptions(max_position=max_position, progress=False))
+    seconds = time.perf_counter() - started
+    cpu = time.process_time() - cpu
+    _, traced_peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    return {"positions": max_position + 1, "pairs": 64, "seconds": seconds, "cpu_seconds": cpu,
+            "tracemalloc_peak_mib": traced_peak / 2**20,
+            "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+            "worst_max_abs_error": result.worst("max_abs_error"),
+            "safe_context": result.safe_context}
+
+
+def audit_in_subprocess(max_position: int) -> dict:
+    output = subprocess.run([sys.executable, __file__, "--one-audit", str(max_position)],
+                            check=True, capture_output=True, text=True).stdout
+    return json.loads(output.strip().splitlines()[-1])
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="small sizes (a smoke run)")
+    parser.add_argument("--one-audit", type=int, metavar="MAX_POSITION", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.one_audit is not None:
+        print(json.dumps(one_audit(args.one_audit)))
+        return 0
+
+    summary = {"cpus": os.cpu_count(), "numpy": np.__version__, "mpmath": mpmath.__version__}
+    sizes = (512, 200, 2**16 - 1, 2**18 - 1) if args.quick else (8192, 2000, 2**20 - 1, 10**7 - 1)
+
+    ref = reference_throughput(sizes[0], sizes[1])
+    summary["reference"] = ref
+    print(f"reference: {ref['reference_ns_per_value']:.1f} ns per (cos, sin) value "
+          f"over {ref['elements']} values")
+    print(f"  vs mpmath cos_sin at 113 bits ({ref['mpmath_113_us_per_value']:.1f} us): "
+          f"{ref['speedup_vs_mpmath_113']:.0f}x faster   (target >= 150x)")
+    print(f"  vs mpmath cos_sin at 256 bits ({ref['mpmath_256_us_per_value']:.1f} us): "
+          f"{ref['speedup_vs_mpmath_256']:.0f}x faster")
+    print(f"  vs plain float64 np.cos + np.sin on the same angles: "
+          f"{ref['slowdown_vs_np_cos_sin']:.2f}x slower   (target <= 4x)")
+    print(f"  vs plain float64 np.cos alone: {ref['slowdown_vs_np_cos']:.2f}x slower")
+
+    for label, top in (("full", sizes[2]), ("long", sizes[3])):
+        record = audit_in_subprocess(top)
+        summary[f"audit_{label}"] = record
+        print(f"audit hf bf16, {record['positions']} positions x 64 pairs: {record['seconds']:.1f} s "
+              f"wall, {record['cpu_seconds']:.1f} s cpu; peak tracemalloc "
+              f"{record['tracemalloc_peak_mib']:.0f} MiB, peak RSS {record['peak_rss_mib']:.0f} MiB")
+    print(json.dumps(summary, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
