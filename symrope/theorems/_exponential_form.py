@@ -22,7 +22,8 @@ import sympy as sp
 from symrope.engine import Theorem, theorem
 from symrope.theorems._group_law import matrix_size
 
-__all__ = ["exponential_form", "MATHLIB_GENERATOR", "HAMEL_CAUCHY"]
+__all__ = ["exponential_form", "exponential_of", "MATHLIB_GENERATOR", "HAMEL_CAUCHY",
+           "EXP_SERIES"]
 
 MATHLIB_GENERATOR = ("Lean Mathlib, OneParameterSubgroup.existsUnique_generator "
                      "(Mathlib/Analysis/Normed/Algebra/OneParameterSubgroup.lean): a continuous "
@@ -35,6 +36,30 @@ MEAN_VALUE = ("mean value theorem (e.g. W. Rudin, Principles of Mathematical Ana
 EXP_SERIES = ("the exponential series converges absolutely and may be differentiated term by "
               "term; e^{A} e^{B} = e^{A+B} when AB = BA (B. C. Hall, Lie Groups, Lie Algebras, "
               "and Representations, 2nd ed. (2015), Prop. 2.3)")
+
+
+_SCALE = sp.Symbol("x", real=True)
+_EXPONENTIALS: dict = {}
+
+
+def exponential_of(matrix, scale) -> sp.ImmutableMatrix:
+    """SymPy's closed form of ``e^{x M}`` (computed once per ``M``), evaluated at ``x = scale``.
+
+    Examples
+    ========
+
+    >>> import sympy as sp
+    >>> phi = sp.Symbol('phi', real=True)
+    >>> exponential_of(sp.Matrix([[0, -1], [1, 0]]), phi)
+    Matrix([
+    [cos(phi), -sin(phi)],
+    [sin(phi),  cos(phi)]])
+    """
+    key = sp.ImmutableMatrix(matrix)
+    if key not in _EXPONENTIALS:
+        _EXPONENTIALS[key] = sp.ImmutableMatrix((_SCALE * key).exp()).applyfunc(
+            lambda entry: entry.rewrite(sp.cos) if entry.has(sp.I) else entry)
+    return sp.ImmutableMatrix(_EXPONENTIALS[key].subs(_SCALE, scale))
 
 
 def _product(*factors):
@@ -149,12 +174,12 @@ def exponential_form(n=3) -> Theorem:
     lam, omega = sp.symbols("lambda omega", real=True)
     for name, example in (("X = lambda I + omega J", sp.Matrix([[lam, -omega], [omega, lam]])),
                           ("X = lambda I + N (Jordan block)", sp.Matrix([[lam, 1], [0, lam]]))):
-        exponential = sp.ImmutableMatrix((-d * example).exp())
+        exponential = exponential_of(example, -d)
         thm.check(sp.diff(exponential, d), -example * exponential,
                   "differentiate SymPy's closed form of the exponential (an example where "
                   "SymPy can; the general fact is the term-by-term derivative of the series)",
                   claim=f"d/dd e^{{-dX}} = -X e^{{-dX}} for {name}")
-        thm.check(exponential * sp.ImmutableMatrix((d * example).exp()), sp.eye(2),
+        thm.check(exponential * exponential_of(example, d), sp.eye(2),
                   "dX and -dX commute, so e^{-dX} e^{dX} = e^{0} = I",
                   claim=f"e^{{-dX}} e^{{dX}} = I for {name}")
     thm.cite("d/dd e^{-dX} = -e^{-dX} X and e^{dX} e^{-dX} = I for every square X", EXP_SERIES,
