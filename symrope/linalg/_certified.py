@@ -46,6 +46,7 @@ DEFAULT_DPS = 60
 DEFAULT_TOLERANCE = mpmath.mpf(10) ** -40
 _GUARD_BITS = 24
 _MAX_SWEEPS = 12
+_FIRST_SWEEP_BITS = 128  # float64 start (~2^-50) -> ~2^-100 after one sweep
 
 
 def _entry_fraction(value, where) -> Fraction:
@@ -197,16 +198,97 @@ def _rounded_ratio(numerator: int, denominator: int) -> int:
     return (2 * numerator + denominator) // (2 * denominator)
 
 
-def _newton_correction(M: np.ndarray, planes: int, one: int, cluster: int) -> np.ndarray:
+def _plane_frequencies(M: np.ndarray, planes: int) -> list[int]:
+    return [(M[2 * a + 1, 2 * a] - M[2 * a, 2 * a + 1]) // 2 for a in range(planes)]
+
+
+def _clusters(omegas: list[int], gap: int) -> list[list[int]]:
+    """Planes whose frequencies chain together within ``gap``: groups of two or more."""
+    order = sorted(range(len(omegas)), key=lambda a: omegas[a])
+    groups, current = [], order[:1]
+    for previous, a in zip(order, order[1:]):
+        if omegas[a] - omegas[previous] <= gap:
+            current.append(a)
+        else:
+            groups.append(current)
+            current = [a]
+    groups.append(current)
+    return [g for g in groups if len(g) > 1]
+
+
+def _diagonalise_clusters(Q, M, clusters, bits):
+    """Rotate each cluster of close planes so that ``M`` restricted to it is block diagonal.
+
+    The parts of ``M``'s cluster blocks that commute with ``J`` (``alpha I + beta J``) form a
+    complex anti-Hermitian matrix ``Z`` (``J`` acting as ``i``); Newton cannot divide by the
+    tiny ``omega_a - omega_b``, so ``-iZ = U diag(mu) U^*`` is diagonalised directly (mpmath
+    ``eighe``) and ``U`` acts on the planes as the orthogonal matrix with blocks
+    ``Re(U_ab) I + Im(U_ab) J``. The anticommuting parts are left to Newton.
+    """
+    one = 1 << bits
+    for cluster in clusters:
+        m = len(cluster)
+        columns = [c for a in cluster for c in (2 * a, 2 * a + 1)]
+        with mpmath.workprec(bits + 32):
+            H = mpmath.matrix(m, m)
+            for i, a in enumerate(cluster):
+                for j, b in enumerate(cluster):
+                    m00, m01 = M[2 * a, 2 * b], M[2 * a, 2 * b + 1]
+                    m10, m11 = M[2 * a + 1, 2 * b], M[2 * a + 1, 2 * b + 1]
+                    alpha = mpmath.ldexp(mpmath.mpf(int(m00 + m11)), -bits - 1)
+                    beta = mpmath.ldexp(mpmath.mpf(int(m10 - m01)), -bits - 1)
+                    H[i, j] = mpmath.mpc(beta, -alpha)
+            for i in range(m):  # exactly Hermitian (fixed-point rounding is not symmetric)
+                H[i, i] = mpmath.mpc(H[i, i].real, 0)
+                for j in range(i + 1, m):
+                    average = (H[i, j] + mpmath.conj(H[j, i])) / 2
+                    H[i, j], H[j, i] = average, mpmath.conj(average)
+            _, U = mpmath.eighe(H)
+            W = np.zeros((2 * m, 2 * m), dtype=object)
+            for i in range(m):
+                for j in range(m):
+                    re = int(mpmath.nint(mpmath.ldexp(U[i, j].real, bits)))
+                    im = int(mpmath.nint(mpmath.ldexp(U[i, j].imag, bits)))
+                    W[2 * i, 2 * j], W[2 * i, 2 * j + 1] = re, -im
+                    W[2 * i + 1, 2 * j], W[2 * i + 1, 2 * j + 1] = im, re
+        Q[:, columns] = _shift(_mm(Q[:, columns], W), bits)
+        M[:, columns] = _shift(_mm(M[:, columns], W), bits)
+        M[columns, :] = _shift(_mm(W.T, M[columns, :]), bits)
+    return Q, M
+
+
+def _orthogonalise(Q, bits):
+    """One Newton-Schulz step ``Q (3I - Q^T Q) / 2``: squares the distance from orthogonality."""
+    correction = -_shift(_mm(Q.T, Q), bits)
+    for i in range(Q.shape[1]):
+        correction[i, i] += 3 << bits
+    return _shift(_mm(Q, correction), bits + 1)
+
+
+def _sweep(Q, x_fixed, planes, bits):
+    """One refinement sweep at ``bits``: orthogonalise, split clusters, Newton correction."""
+    one = 1 << bits
+    Q = _orthogonalise(Q, bits)
+    M = _shift(_mm(Q.T, _shift(_mm(x_fixed, Q), bits)), bits)
+    # Planes closer than 2^-20 (X scaled to max entry ~1) are diagonalised together: float64
+    # eigenvectors cannot separate them, and Newton would divide by their tiny gap.
+    clusters = _clusters(_plane_frequencies(M, planes), one >> 20)
+    Q, M = _diagonalise_clusters(Q, M, clusters, bits)
+    cluster_of = {a: index for index, group in enumerate(clusters) for a in group}
+    K = _newton_correction(M, planes, one, cluster_of)
+    return Q + _shift(_mm(Q, K), bits), K
+
+
+def _newton_correction(M: np.ndarray, planes: int, one: int, cluster_of: dict) -> np.ndarray:
     """Skew ``K`` (fixed point, scale ``one``) with ``omega_a J K_ab - K_ab omega_b J = -M_ab``.
 
     Commuting parts (``alpha I + beta J``) of the ``(a, b)`` block are divided by
-    ``omega_a - omega_b``, anticommuting parts by ``omega_a + omega_b``; for planes closer than
-    ``cluster`` the commuting part is left alone (the plane pair is degenerate).
+    ``omega_a - omega_b``, anticommuting parts by ``omega_a + omega_b``; within a cluster of
+    close planes (``cluster_of``) the commuting part was diagonalised directly and is skipped.
     """
     n = M.shape[0]
     K = np.zeros((n, n), dtype=object)
-    omegas = [(M[2 * a + 1, 2 * a] - M[2 * a, 2 * a + 1]) // 2 for a in range(planes)]
+    omegas = _plane_frequencies(M, planes)
     for a in range(planes):
         ra, wa = 2 * a, omegas[a]
         for b in range(a + 1, planes):
@@ -215,7 +297,8 @@ def _newton_correction(M: np.ndarray, planes: int, one: int, cluster: int) -> np
             alpha, beta = (m00 + m11) // 2, (m10 - m01) // 2     # commuting part alpha I + beta J
             gamma, delta = (m00 - m11) // 2, (m01 + m10) // 2    # anticommuting gamma S + delta T
             k = [[0, 0], [0, 0]]
-            if abs(wa - wb) > cluster:  # J (alpha I + beta J) / (wa - wb)
+            same_cluster = a in cluster_of and cluster_of.get(a) == cluster_of.get(b)
+            if not same_cluster and wa != wb:  # J (alpha I + beta J) / (wa - wb)
                 d = wa - wb
                 c00, c01 = _rounded_ratio(-beta * one, d), _rounded_ratio(-alpha * one, d)
                 k = [[c00, c01], [-c01, c00]]
@@ -418,28 +501,25 @@ def certified_skew_blocks(X, *, dps: int = DEFAULT_DPS, tolerance=None,
     exponent = (largest.bit_length() - denominator.bit_length()) if largest else 0
     floats = np.array([[float(Fraction(int(v), denominator)) for v in row] for row in numerators])
     Q0, planes = _float_start(floats, zero_tolerance)
-    Q = _to_fixed(Q0, bits)
     x_fixed = np.array([[_rounded_ratio(int(v) * one, denominator << exponent) if exponent >= 0
                          else _rounded_ratio((int(v) * one) << -exponent, denominator)
                          for v in row] for row in numerators], dtype=object)
-    identity = np.zeros((n, n), dtype=object)
-    for i in range(n):
-        identity[i, i] = one
-    cluster = one >> (bits // 3)  # planes closer than ~2^(-bits/3) (relative) count as repeated
     # Newton squares the error: stop once the last correction, squared, is far below the tolerance.
     target = max(1, int(mpmath.ldexp(mpmath.sqrt(tolerance / (1000 * n)), bits)))
-    sweeps = 0
+    sweeps, precision = 0, min(bits, _FIRST_SWEEP_BITS)
+    Q = _to_fixed(Q0, precision)
     if largest:
         for sweeps in range(1, _MAX_SWEEPS + 1):
-            gram = _shift(_mm(Q.T, Q), bits)
-            Q = _shift(_mm(Q, 3 * identity - gram), bits + 1)           # Newton-Schulz
-            M = _shift(_mm(Q.T, _shift(_mm(x_fixed, Q), bits)), bits)
-            K = _newton_correction(M, planes, one, cluster)
-            Q = Q + _shift(_mm(Q, K), bits)
-            if max((abs(v) for v in K.flat), default=0) < target:
-                gram = _shift(_mm(Q.T, Q), bits)
-                Q = _shift(_mm(Q, 3 * identity - gram), bits + 1)
+            # Early sweeps only need about twice the accuracy they start from: cheaper limbs.
+            Q, K = _sweep(Q, x_fixed >> (bits - precision), planes, precision)
+            if precision == bits and max((abs(v) for v in K.flat), default=0) < target:
                 break
+            if precision < bits:
+                grown = min(bits, 2 * precision)
+                Q, precision = Q << (grown - precision), grown
+        Q = _orthogonalise(Q, bits)
+    else:
+        Q = Q << (bits - precision)
     return _certify(numerators, denominator, Q, planes, bits, tolerance, sweeps,
                     time.monotonic() - start)
 

@@ -1,11 +1,11 @@
-"""Exact products of integer matrices, fast: float64 BLAS on short limbs, recombined exactly.
+"""Exact products of integer matrices, fast: float64 BLAS on 16-bit limbs, recombined exactly.
 
-An integer matrix with entries of a few hundred bits is split into signed limbs of ``w`` bits
-(each a float64 integer). A limb product summed over ``m`` terms stays below ``m 2^(2w)``, and
-``w`` is chosen so this is below ``2^52``: every float64 operation of the BLAS product is then
-exact (integers below 2^53 are exact whatever order or FMA the BLAS uses). The limb products
-are recombined with Python integers. This is the error-free splitting idea of Ozaki, Ogita,
-Oishi and Rump (2012), used here for exactness, not approximation.
+An integer matrix with entries of a few hundred bits is split into signed 16-bit limbs (each
+a float64 integer). A limb product summed over ``m <= 2^20`` terms stays below
+``2^32 m <= 2^52``, so every float64 operation of the BLAS product is exact (integers below
+2^53 are exact whatever order or FMA the BLAS uses). The limb products are summed by shift in
+int64, carried into 16-bit digits and read back as Python integers through bytes. This is the
+error-free splitting idea of Ozaki, Ogita, Oishi and Rump (2012), used for exactness.
 
 References
 ==========
@@ -21,18 +21,42 @@ import numpy as np
 
 __all__ = ["exact_matmul"]
 
+_WIDTH = 16                 # bits per limb: byte-aligned, and 2*16 + 20 <= 52
+_MAX_INNER = 1 << 20        # longest dot product for which the float64 sums stay exact
 
-def _limbs(matrix: np.ndarray, width: int) -> list[np.ndarray]:
-    """Signed limbs: ``matrix = sum_k limbs[k] * 2^(width k)``, each limb in ``(-2^w, 2^w)``."""
-    signs = np.sign(matrix).astype(np.int64) if matrix.size else np.zeros(matrix.shape, np.int64)
-    magnitudes = np.abs(matrix)
-    top = int(magnitudes.max()).bit_length() if matrix.size else 0
-    mask = (1 << width) - 1
-    limbs = []
-    for k in range(max(1, -(-top // width))):
-        limb = ((magnitudes >> (width * k)) & mask).astype(np.int64) * signs
-        limbs.append(limb.astype(np.float64))
-    return limbs
+
+def _limbs(matrix: np.ndarray) -> np.ndarray:
+    """Signed limbs ``L[k]`` (float64) with ``matrix = sum_k L[k] 2^(16 k)``, ``|L[k]| < 2^16``."""
+    flat = [int(v) for v in matrix.flat]
+    top = max((abs(v).bit_length() for v in flat), default=0)
+    count = max(1, -(-top // _WIDTH))
+    size = 2 * count
+    raw = b"".join(abs(v).to_bytes(size, "little") for v in flat)
+    digits = np.frombuffer(raw, dtype="<u2").reshape(len(flat), count).astype(np.int64)
+    signs = np.array([(v > 0) - (v < 0) for v in flat], dtype=np.int64)
+    limbs = (digits * signs[:, None]).T.reshape(count, *matrix.shape)
+    return limbs.astype(np.float64)
+
+
+def _from_digit_sums(sums: np.ndarray) -> np.ndarray:
+    """Python integers ``sum_s sums[s] 2^(16 s)`` from int64 digit sums (any sign, < 2^62)."""
+    count, rows, cols = sums.shape
+    extra = 4  # room for the carries out of the top digit (sums are below 2^62)
+    digits = np.zeros((count + extra, rows, cols), dtype=np.int64)
+    digits[:count] = sums
+    for s in range(count + extra - 1):
+        carry = digits[s] >> _WIDTH            # floor division: digits become 0 .. 2^16 - 1
+        digits[s] -= carry << _WIDTH
+        digits[s + 1] += carry
+    top = digits[-1]                           # 0 or -1 after the carries: the sign
+    payload = np.ascontiguousarray(digits[:-1].transpose(1, 2, 0)).astype("<u2").tobytes()
+    size = 2 * (count + extra - 1)
+    shift = _WIDTH * (count + extra - 1)
+    values = [int.from_bytes(payload[k * size:(k + 1) * size], "little") + (int(t) << shift)
+              for k, t in enumerate(top.flat)]
+    result = np.empty(rows * cols, dtype=object)
+    result[:] = values
+    return result.reshape(rows, cols)
 
 
 def exact_matmul(A: np.ndarray, B: np.ndarray) -> np.ndarray:
@@ -42,7 +66,7 @@ def exact_matmul(A: np.ndarray, B: np.ndarray) -> np.ndarray:
     ========
 
     >>> import numpy as np
-    >>> from symrope.linalg._exact import exact_matmul
+    >>> from symrope.linalg import exact_matmul
     >>> A = np.array([[2**200 + 1, -3], [5, 7]], dtype=object)
     >>> B = np.array([[1, 2**150], [-(2**90), 1]], dtype=object)
     >>> bool((exact_matmul(A, B) == A @ B).all())
@@ -50,19 +74,19 @@ def exact_matmul(A: np.ndarray, B: np.ndarray) -> np.ndarray:
     """
     A = np.asarray(A, dtype=object)
     B = np.asarray(B, dtype=object)
-    inner = A.shape[1]
-    if inner != B.shape[0]:
+    if A.ndim != 2 or B.ndim != 2 or A.shape[1] != B.shape[0]:
         raise ValueError(f"cannot multiply {A.shape} by {B.shape}")
-    width = max(1, (52 - max(1, inner).bit_length()) // 2)
-    left, right = _limbs(A, width), _limbs(B, width)
+    if A.shape[1] > _MAX_INNER:
+        return A @ B
     rows, cols = A.shape[0], B.shape[1]
+    if A.size == 0 or B.size == 0:
+        return np.zeros((rows, cols), dtype=object) + 0
+    left, right = _limbs(A), _limbs(B)
+    ka, kb = len(left), len(right)
     # One BLAS call for all limb pairs (many small calls thrash threads on a loaded machine).
-    products = (np.vstack(left) @ np.hstack(right)).astype(np.int64)  # exact: |entries| < 2^52
-    products = products.reshape(len(left), rows, len(right), cols)
-    result = np.zeros((rows, cols), dtype=object)
-    for shift in range(len(left) + len(right) - 2, -1, -1):
-        # At most min(len(left), len(right)) terms per shift: the int64 sum stays below 2^63.
-        total = sum(products[i, :, shift - i, :] for i in range(len(left))
-                    if 0 <= shift - i < len(right))
-        result = (result << width) + total.astype(object)
-    return result
+    products = left.reshape(ka * rows, -1) @ np.hstack(list(right))
+    products = products.astype(np.int64).reshape(ka, rows, kb, cols)
+    sums = np.zeros((ka + kb - 1, rows, cols), dtype=np.int64)
+    for i in range(ka):  # at most min(ka, kb) <= 2^9 terms of < 2^52 per shift: below 2^62
+        sums[i:i + kb] += products[i].transpose(1, 0, 2)
+    return _from_digit_sums(sums)
