@@ -109,6 +109,8 @@ class ImplModel:
         Why it drifts: which step rounds what.
     fix : str or None
         The name of the model that is the suggested fix.
+    references : tuple of str
+        Where the modelled code and its known precision problem are documented.
 
     Examples
     ========
@@ -128,6 +130,7 @@ class ImplModel:
     explanation: str
     fix: str | None
     _compute: Callable = field(repr=False)
+    references: tuple[str, ...] = ()
 
     def table(self, positions, config: RopeConfig, dtype: str | None = None,
               seq_len: int | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -292,6 +295,8 @@ _register(ImplModel(
                 "2^-9 absolute error at every position.",
     fix="fp64-angle",
     _compute=_hf,
+    references=("transformers src/transformers/models/llama/modeling_llama.py (LlamaRotaryEmbedding)",
+                "https://github.com/huggingface/transformers/pull/29285"),
 ))
 _register(ImplModel(
     name="hf-bf16-autocast",
@@ -304,6 +309,8 @@ _register(ImplModel(
                 "so at a few thousand positions the phase is off by whole radians.",
     fix="hf",
     _compute=_hf_bf16_autocast,
+    references=("https://github.com/huggingface/transformers/pull/29285",
+                "https://github.com/huggingface/transformers/issues/25681"),
 ))
 _register(ImplModel(
     name="meta",
@@ -315,6 +322,7 @@ _register(ImplModel(
                 "cast error on the table itself (the rotated q, k are cast afterwards).",
     fix="fp64-angle",
     _compute=_meta,
+    references=("https://github.com/meta-llama/llama-models (precompute_freqs_cis, apply_scaling)",),
 ))
 _register(ImplModel(
     name="vllm",
@@ -326,6 +334,7 @@ _register(ImplModel(
                 "noise growing like p*2^-24 plus the cast error of the stored table.",
     fix="fp64-angle",
     _compute=_vllm,
+    references=("https://github.com/vllm-project/vllm vllm/model_executor/layers/rotary_embedding",),
 ))
 _register(ImplModel(
     name="neox-fp16",
@@ -337,6 +346,7 @@ _register(ImplModel(
                 "position 1857 the angle 1044.27 becomes 1045.0 and cos is off by 0.78.",
     fix="hf",
     _compute=_neox,
+    references=("https://github.com/EleutherAI/gpt-neox/issues/1003",),
 ))
 _register(ImplModel(
     name="llamacpp",
@@ -349,6 +359,7 @@ _register(ImplModel(
                 "of the float32 position; the cache stays float32.",
     fix="fp64-angle",
     _compute=llamacpp_table,
+    references=("https://github.com/ggml-org/llama.cpp ggml/src/ggml-cpu/ops.cpp (ggml_rope_cache_init)",),
 ))
 _register(ImplModel(
     name="bf16-positions",
@@ -360,6 +371,7 @@ _register(ImplModel(
                 "phase and the error is a large, position-dependent phase offset.",
     fix="hf",
     _compute=_bf16_positions,
+    references=("arXiv 2411.13476, When Precision Meets Position",),
 ))
 _register(ImplModel(
     name="recurrence",
@@ -372,17 +384,19 @@ _register(ImplModel(
                 "drifts away from 1.",
     fix="fp64-angle",
     _compute=RecurrenceTable(),
+    references=("RoFormer, arXiv 2104.09864 (R(p+1) = R(p) R(1))",),
 ))
 _register(ImplModel(
     name="fp64-angle",
     summary="the fix: omega and the angle p*omega in float64, cos/sin in float64, one cast to "
             "the model dtype",
     default_dtype="bf16",
-    explanation="The float64 angle is off by at most ~1e-9 rad at 10M positions, so the "
+    explanation="The float64 angle is off by a few 1e-9 rad at 10M positions, so the "
                 "table is the correctly rounded value in bf16/fp16 and within a hair of it in "
                 "fp32: what is left is the unavoidable cast error of the dtype.",
     fix=None,
     _compute=_fp64_angle,
+    references=("DESIGN.md, precision facts: fl32(p * fl32(omega)) grows ~linearly with p",),
 ))
 
 
