@@ -39,6 +39,10 @@ POLAR_PERTURBATION = ("N. J. Higham, Functions of Matrices (SIAM 2008), Thm. 8.1
 p = sp.Symbol("p", real=True)
 
 
+def _expanded(matrix):
+    return sp.ImmutableMatrix(matrix).applyfunc(sp.expand)
+
+
 def _plane_exponential(Q, omegas, n):
     """``E(p) = sum_i cos(p w_i) P_i + sin(p w_i) S_i + P_0``, pieces written out."""
     Q = sp.Matrix(Q)
@@ -67,8 +71,10 @@ def _exponential_steps(thm, X, Q, omegas, *, explicit: bool, coefficients: bool)
               claim="E(0) = I")
     if coefficients:
         for i, (omega, P, S) in enumerate(zip(omegas, projectors, rotators), start=1):
-            thm.check(X * P, omega * S, f"X maps plane {i} by w_{i} J", claim=f"X P_{i} = w_{i} S_{i}")
-            thm.check(X * S, -omega * P, f"J^2 = -I on plane {i}", claim=f"X S_{i} = -w_{i} P_{i}")
+            thm.check(_expanded(X * P), omega * S, f"X maps plane {i} by w_{i} J",
+                      claim=f"X P_{i} = w_{i} S_{i}")
+            thm.check(_expanded(X * S), -omega * P, f"J^2 = -I on plane {i}",
+                      claim=f"X S_{i} = -w_{i} P_{i}")
         thm.check(X * P0, sp.zeros(n), "the kernel directions are fixed", claim="X Z Z^T = 0")
     if explicit:
         thm.check(E.diff(p), X * E, "differentiate each cos/sin; the coefficient identities",
@@ -104,9 +110,11 @@ def skew_blocks_axis(explicit=False):
     thm.define("omega", omega, "the length of the axis")
     thm.define("Q", Q, "u = (-b, a, 0)/sqrt(a^2+b^2), w = n x u, n = (a, b, c)/omega")
     thm.check(X.T, -X, "cross products are antisymmetric", claim="X^T = -X")
-    thm.check(Q.T * Q, sp.eye(3), "u, w, n are unit vectors, pairwise orthogonal",
+    # Entries are expanded before the checks (an exact rewrite, the engine's first strategy):
+    # the engine's constant abstraction is slow on deep unexpanded product trees.
+    thm.check(_expanded(Q.T * Q), sp.eye(3), "u, w, n are unit vectors, pairwise orthogonal",
               claim="Q^T Q = I")
-    thm.check(Q.T * X * Q, block_matrix((omega,), 3),
+    thm.check(_expanded(Q.T * X * Q), block_matrix((omega,), 3),
               "X u = omega w, X w = -omega u, X n = 0", claim="Q^T X Q = omega J (+) 0")
     _exponential_steps(thm, X, Q, (omega,), explicit=explicit, coefficients=True)
     # The axes (0, 0, c): X is already in block form, up to the orientation of the plane.
