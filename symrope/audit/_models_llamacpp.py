@@ -18,7 +18,21 @@ _F32 = np.float32
 
 
 def llamacpp_table(positions, config, dtype, seq_len):
-    """(cos, sin) of ggml's float32 cache for ``positions`` (the model dtype does not change it)."""
+    """(cos, sin) of ggml's float32 cache for ``positions`` (the model dtype does not change it).
+
+    Examples
+    ========
+
+    >>> import numpy as np
+    >>> from symrope.audit._models_llamacpp import llamacpp_table
+    >>> from symrope.schedules import RopeConfig
+    >>> config = RopeConfig.from_options(head_dim=128, theta=10000)
+    >>> cos, sin = llamacpp_table(np.array([16384]), config, "fp32", None)
+    >>> exact = 16384 * 10000.0 ** (-126 / 128)   # the last pair's angle, below pi
+    >>> relative = abs(np.arctan2(sin[0, 63], cos[0, 63]) / exact - 1)
+    >>> bool(1e-6 < relative < 1e-5)  # 63 chained float32 multiplies, ~3.4e-8 each
+    True
+    """
     if config.rope_type == "dynamic":
         raise UsageError("the llamacpp model has no 'dynamic' rope type (llama.cpp does not "
                          "implement dynamic NTK scaling)")
@@ -31,10 +45,9 @@ def llamacpp_table(positions, config, dtype, seq_len):
     freq_factors = None
     params = config.params
     if config.rope_type in ("linear", "yarn"):
-        factor = attention_scale_factor = None
         factor = params.get("factor") or (config.max_position_embeddings
                                           / params["original_max_position_embeddings"])
-        freq_scale = _F32(1.0 / factor)
+        freq_scale = _F32(1.0 / factor)  # llama.cpp's rope_freq_scale = 1 / factor
     if config.rope_type == "yarn":
         ext_factor = _F32(1.0)
         corr_low, corr_high = _yarn_corr_dims(
