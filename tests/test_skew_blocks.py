@@ -202,3 +202,20 @@ def test_bad_theorem_parameters_are_usage_errors():
         get_theorem("skew_blocks_rational").build(kind="sparse")
     with pytest.raises(UsageError, match="1 <= n <= 8"):
         get_theorem("skew_blocks_rational").build(n=40)
+
+
+def test_certified_exponential_matches_mpmath_expm_within_its_bound():
+    X = random_skew(5, seed=6)
+    certificate = certified_skew_blocks(X, dps=40)
+    for p in (1, -250, Fraction(7, 3)):
+        E, bound = certificate.exponential(p)
+        with mpmath.workdps(90):
+            scale = mpmath.mpf(p.numerator) / p.denominator if isinstance(p, Fraction) else p
+            error = mpmath.mnorm(E - mpmath.expm(scale * mpmath.matrix(X.tolist())), "f")
+        assert error <= bound < mpmath.mpf(10) ** -30
+
+
+def test_cli_proves_the_default_instances():
+    from symrope.engine._cli import prove_main
+
+    assert prove_main(["skew_blocks_rational", "skew_blocks_certified"]) == 0
