@@ -54,18 +54,22 @@ def parse_base(theta):
 def rope_frequencies(d: int, theta) -> list:
     """``omega_i = theta^{-2i/d}`` for ``i = 0 .. d/2 - 1`` (powers kept unevaluated: cheap).
 
+    ``omega_0`` stays ``theta^0`` rather than ``1`` so that every pair, the first included, is
+    the same block template for the engine (same number, one proof instead of two).
+
     Examples
     ========
 
     >>> [str(w) for w in rope_frequencies(4, 10000)]
-    ['1', '10000**(-1/2)']
+    ['10000**0', '10000**(-1/2)']
+    >>> [float(w) for w in rope_frequencies(4, 10000)]
+    [1.0, 0.01]
     """
     d = parse_dimension(d)
     theta = parse_base(theta)
     if theta.is_Symbol:
         return [theta ** sp.Rational(-2 * i, d) for i in range(d // 2)]
-    return [sp.Integer(1)] + [sp.Pow(theta, sp.Rational(-2 * i, d), evaluate=False)
-                              for i in range(1, d // 2)]
+    return [sp.Pow(theta, sp.Rational(-2 * i, d), evaluate=False) for i in range(d // 2)]
 
 
 def rope_blocks(position, frequencies) -> sp.BlockDiagMatrix:
