@@ -136,17 +136,38 @@ def test_a_perturbed_q_loses_its_certificate():
     assert bad.orthogonality_bound > mpmath.mpf(2) ** -101
 
 
-def test_float_rounding_that_splits_a_repeated_frequency_is_reported_not_hidden():
-    # A float64 matrix with a "repeated" frequency really has two frequencies 1e-16 apart;
-    # the refinement leaves such near-degenerate planes mixed, and the bound says so.
-    rng = np.random.default_rng(0)
-    H, _ = np.linalg.qr(rng.standard_normal((4, 4)))
-    B = np.kron(np.eye(2), np.array([[0.0, -1.0], [1.0, 0.0]]))
+def _float_conjugated(n, frequencies, seed):
+    rng = np.random.default_rng(seed)
+    H, _ = np.linalg.qr(rng.standard_normal((n, n)))
+    B = np.zeros((n, n))
+    for i, omega in enumerate(frequencies):
+        B[2 * i + 1, 2 * i], B[2 * i, 2 * i + 1] = omega, -omega
     X = H @ B @ H.T
-    X = (X - X.T) / 2
+    return (X - X.T) / 2
+
+
+def test_float_rounding_that_splits_a_repeated_frequency_is_resolved():
+    # In float64 a "repeated" frequency is really two frequencies ~1e-16 apart: float64
+    # eigenvectors cannot separate them, the cluster step (a small Hermitian eig) does.
+    certificate = certified_skew_blocks(_float_conjugated(6, [1.0, 1.0, 2.5], seed=0))
+    assert certificate.certified and certificate.planes == 3
+    omegas = sorted(float(w) for w in certificate.omegas)
+    assert omegas == pytest.approx([1.0, 1.0, 2.5], abs=1e-14)
+
+
+def test_float_rounding_of_zero_frequencies_gives_tiny_planes_not_a_false_kernel():
+    # H diag(J, 2J, 0_5) H^T rounded to float64 is no longer of rank 4: its "zero" frequencies
+    # are ~1e-17. They are certified as the tiny planes they are.
+    X = _float_conjugated(9, [2.0, 1.0], seed=1)
     certificate = certified_skew_blocks(X)
-    if not certificate.certified:
-        assert certificate.residual_bound > mpmath.mpf(10) ** -40 * certificate.x_norm
+    assert certificate.certified
+    big = sorted(float(w) for w in certificate.omegas if w > 1e-8)
+    tiny = [w for w in certificate.omegas if w <= 1e-8]
+    assert big == pytest.approx([1.0, 2.0], abs=1e-14)
+    # Rounding leaves at least one tiny pair among the three "zero" pairs (n = 9 is odd, so
+    # one exact zero always remains), and they are far below float64 resolution of X.
+    assert len(big) == 2 and len(tiny) >= 1 and all(0 < w < 1e-14 for w in tiny)
+    assert certificate.kernel_dimension >= 1
 
 
 def test_exponential_bound_holds_against_mpmath_expm():

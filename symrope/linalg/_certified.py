@@ -279,6 +279,31 @@ def _sweep(Q, x_fixed, planes, bits):
     return Q + _shift(_mm(Q, K), bits), K
 
 
+def _split_kernel(Q, x_fixed, planes, bits, negligible, zero_tolerance):
+    """Split rotation planes off the kernel block of ``Q^T X Q`` when it is not negligible.
+
+    Returns ``(Q, number of new planes)``; the new planes follow the old ones, then the kernel.
+    """
+    n = Q.shape[0]
+    start = 2 * planes
+    if n - start < 2:
+        return Q, 0
+    kernel = Q[:, start:]
+    block = _shift(_mm(kernel.T, _shift(_mm(x_fixed, kernel), bits)), bits)
+    largest = max(abs(int(v)) for v in block.flat)
+    if largest <= negligible:
+        return Q, 0
+    # The block's own float64 decomposition, scaled to entries of size ~1.
+    scaled = np.array([[int(v) / largest for v in row] for row in block])
+    scaled = (scaled - scaled.T) / 2
+    rotation, found = _float_start(scaled, zero_tolerance)
+    if not found:
+        return Q, 0
+    Q = Q.copy()
+    Q[:, start:] = _shift(_mm(kernel, _to_fixed(rotation, bits)), bits)
+    return Q, found
+
+
 def _newton_correction(M: np.ndarray, planes: int, one: int, cluster_of: dict) -> np.ndarray:
     """Skew ``K`` (fixed point, scale ``one``) with ``omega_a J K_ab - K_ab omega_b J = -M_ab``.
 
@@ -555,14 +580,21 @@ def certified_skew_blocks(X, *, dps: int = DEFAULT_DPS, tolerance=None,
     sweeps, precision = 0, min(bits, _FIRST_SWEEP_BITS)
     Q = _to_fixed(Q0, precision)
     if largest:
-        for sweeps in range(1, _MAX_SWEEPS + 1):
+        # A kernel block left with entries above this holds tiny planes (e.g. zero frequencies
+        # split by float rounding of X): they are split off and refined like the others.
+        negligible = max(1, int(mpmath.ldexp(tolerance / 100, bits)))
+        while sweeps < _MAX_SWEEPS:
+            sweeps += 1
             # Early sweeps only need about twice the accuracy they start from: cheaper limbs.
             Q, K = _sweep(Q, x_fixed >> (bits - precision), planes, precision)
-            if precision == bits and max((abs(v) for v in K.flat), default=0) < target:
-                break
             if precision < bits:
                 grown = min(bits, 2 * precision)
                 Q, precision = Q << (grown - precision), grown
+            elif max((abs(v) for v in K.flat), default=0) < target:
+                Q, found = _split_kernel(Q, x_fixed, planes, bits, negligible, zero_tolerance)
+                if not found:
+                    break
+                planes += found
         Q = _orthogonalise(Q, bits)
     else:
         Q = Q << (bits - precision)
