@@ -14,7 +14,7 @@ def skew_blocks_of_an_axis(explicit):
     return get_theorem("skew_blocks_axis").build(explicit=explicit)
 
 
-@proof(n=[3, 4, 6], kind=["distinct", "repeated", "singular"])
+@proof(n=[3, 4, 5], kind=["distinct", "repeated", "singular"])
 def skew_blocks_of_rational_matrices(n, kind):
     return get_theorem("skew_blocks_rational").build(n=n, kind=kind)
 

@@ -79,6 +79,17 @@ def exact_rational_matrix(X) -> tuple[np.ndarray, int]:
     """``X`` as ``(numerators, D)`` with ``X = numerators / D`` exactly (object array of ints).
 
     Raises :class:`~symrope.errors.UsageError` unless ``X`` is square and exactly skew-symmetric.
+
+    Examples
+    ========
+
+    >>> from fractions import Fraction
+    >>> from symrope.linalg import exact_rational_matrix
+    >>> numerators, D = exact_rational_matrix([[0, 0.5], [-0.5, 0]])
+    >>> numerators.tolist(), D
+    ([[0, 1], [-1, 0]], 2)
+    >>> exact_rational_matrix([[0, Fraction(1, 3)], [Fraction(-1, 3), 0]])[1]
+    3
     """
     if isinstance(X, mpmath.matrix):
         rows = [[X[i, j] for j in range(X.cols)] for i in range(X.rows)]

@@ -27,13 +27,13 @@ _MAX_INNER = 1 << 20        # longest dot product for which the float64 sums sta
 
 def _limbs(matrix: np.ndarray) -> np.ndarray:
     """Signed limbs ``L[k]`` (float64) with ``matrix = sum_k L[k] 2^(16 k)``, ``|L[k]| < 2^16``."""
-    flat = [int(v) for v in matrix.flat]
-    top = max((abs(v).bit_length() for v in flat), default=0)
+    magnitudes = np.abs(matrix).ravel()
+    top = int(magnitudes.max()).bit_length() if magnitudes.size else 0
     count = max(1, -(-top // _WIDTH))
     size = 2 * count
-    raw = b"".join(abs(v).to_bytes(size, "little") for v in flat)
-    digits = np.frombuffer(raw, dtype="<u2").reshape(len(flat), count).astype(np.int64)
-    signs = np.array([(v > 0) - (v < 0) for v in flat], dtype=np.int64)
+    raw = b"".join([int(v).to_bytes(size, "little") for v in magnitudes])
+    digits = np.frombuffer(raw, dtype="<u2").reshape(magnitudes.size, count).astype(np.int64)
+    signs = np.where(matrix.ravel() < 0, -1, 1).astype(np.int64)
     limbs = (digits * signs[:, None]).T.reshape(count, *matrix.shape)
     return limbs.astype(np.float64)
 
