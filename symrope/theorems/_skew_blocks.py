@@ -26,15 +26,16 @@ from symrope.linalg import (J, axis_skew_blocks, block_matrix, certified_skew_bl
                             conjugated_skew, cross_product_matrix, random_skew,
                             skew_blocks_exact)
 
-ODE_UNIQUENESS = ("Picard-Lindelof / linear ODE uniqueness: e^{pX} is the unique solution of "
-                  "Y' = X Y, Y(0) = I (e.g. Hall, Lie Groups, Lie Algebras, and Representations, "
-                  "2nd ed. (2015), Prop. 2.3 and Thm. 2.14)")
+ODE_UNIQUENESS = ("uniqueness for linear ODEs (Picard-Lindelof): e^{pX} is the unique "
+                  "solution of Y' = X Y, Y(0) = I; e.g. B. C. Hall, Lie Groups, Lie Algebras, "
+                  "and Representations, 2nd ed. (Springer 2015), Ch. 2")
 BLOCK_PRODUCT = ("block matrix multiplication, with R(phi) = cos(phi) I + sin(phi) J "
                  "(Horn & Johnson, Matrix Analysis, 2nd ed. (2013), Sec. 0.7)")
-POLAR_PERTURBATION = ("N. J. Higham, Functions of Matrices (SIAM 2008), Thm. 8.1 (polar "
-                      "decomposition Q = U P, U orthogonal, P = (Q^T Q)^{1/2}); for skew B, B': "
-                      "||e^{pB'} - e^{pB}||_2 <= |p| ||B' - B||_2 (Higham, Thm. 10.11 with "
-                      "||e^{tB}||_2 = 1)")
+POLAR_PERTURBATION = ("N. J. Higham, Functions of Matrices (SIAM 2008): Ch. 8 (polar "
+                      "decomposition Q = U P, U orthogonal, P = (Q^T Q)^{1/2}, so the singular "
+                      "values s of Q have |s - 1| <= |s^2 - 1|) and Ch. 10 (e^{B'} - e^{B} = "
+                      "int_0^1 e^{t B'} (B' - B) e^{(1-t) B} dt, whose factors are orthogonal "
+                      "for skew B, B')")
 
 p = sp.Symbol("p", real=True)
 
