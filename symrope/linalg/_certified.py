@@ -100,11 +100,12 @@ def exact_rational_matrix(X) -> tuple[np.ndarray, int]:
     else:
         rows = [list(row) for row in X]
     n = len(rows)
-    if n == 0 or any(len(row) != n for row in rows):
-        shape = f"{n}x{len(rows[0])}" if n and rows[0] is not None else "empty"
-        raise UsageError(f"X must be a nonempty square matrix to be skew-symmetric, got {shape}"
-                         if n and all(len(r) == len(rows[0]) for r in rows)
-                         else "X must be a nonempty square matrix (rows of equal length)")
+    if n == 0:
+        raise UsageError("X is empty: a skew-symmetric matrix needs at least one row")
+    lengths = sorted({len(row) for row in rows})
+    if lengths != [n]:
+        raise UsageError(f"X must be square to be skew-symmetric, got {n} rows of length "
+                         f"{' or '.join(map(str, lengths))}")
     fractions = [[_entry_fraction(rows[i][j], [i, j]) for j in range(n)] for i in range(n)]
     for i in range(n):
         for j in range(i, n):
