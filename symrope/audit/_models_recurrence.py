@@ -31,19 +31,20 @@ class RecurrenceTable:
     True
     """
 
+    _KEPT = 8  # schedules whose state is kept (a comparison interleaves a few)
+
     def __init__(self):
-        self._key = None
-        self._position = 0          # the state below is z at this position
-        self._state = None
+        self._states: dict = {}     # schedule -> (position p, z(p))
 
     def __call__(self, positions, config, dtype, seq_len):
         from symrope.audit._models import DTYPES
 
         omega32 = inv_freq(config, "float32", seq_len)
-        key = (omega32.tobytes(), config.rotary_dim)
-        if key != self._key or positions.size and positions.min() < self._position:
-            self._key, self._position = key, 0
-            self._state = np.ones(omega32.shape, dtype=np.complex64)
+        key = omega32.tobytes()
+        position, state = self._states.pop(key, (0, None))
+        if state is None or positions.size and positions.min() < position:
+            position, state = 0, np.ones(omega32.shape, dtype=np.complex64)
+        self._position, self._state = position, state
         step = (np.cos(omega32.astype(np.float64)).astype(np.float32)
                 + 1j * np.sin(omega32.astype(np.float64)).astype(np.float32)).astype(np.complex64)
         table = np.empty((positions.shape[0], omega32.shape[0]), dtype=np.complex64)
@@ -70,6 +71,9 @@ class RecurrenceTable:
             done = stop
             self._position += count
             self._state = block[-1].copy()
+        self._states[key] = (self._position, self._state)
+        while len(self._states) > self._KEPT:
+            self._states.pop(next(iter(self._states)))
         scaling = attention_factor(config, "float64", seq_len)
         cos = table.real.astype(np.float32)
         sin = table.imag.astype(np.float32)
