@@ -1,0 +1,142 @@
+"""The built-in theorems 1-4, 6 and 7 are proved, and say what they prove.
+
+Runtime is kept small: each theorem at its defaults (plus RoPE at d = 128); the parameter grid
+runs in ``proofs/seed_theorems.py``.
+"""
+
+import pytest
+import sympy as sp
+
+from symrope import UsageError
+from symrope.engine import CHECKED, CITED, PROVED, REFUTED
+from symrope.theorems import builtin_theorems, get_theorem
+from symrope.theorems._matrix_exponential import J, rotation
+from symrope.theorems._rope import rope_frequencies
+from symrope.theorems._xpos import xpos_scales
+
+MINE = ["group_law", "exponential_form", "general_solution", "matrix_exponential",
+        "rope_relative", "xpos_damped_rotation"]
+
+
+@pytest.fixture(scope="module")
+def reports():
+    return {name: get_theorem(name).build().prove() for name in MINE}
+
+
+def test_all_registered():
+    assert set(MINE) <= set(builtin_theorems())
+
+
+@pytest.mark.parametrize("name", MINE)
+def test_every_theorem_is_proved_with_every_step_as_expected(reports, name):
+    report = reports[name]
+    assert report.verdict == PROVED, report.explain()
+    assert report.checked_steps >= 5
+    for result in report.results:
+        if result.step.kind == CHECKED:
+            assert result.verdict.status == result.step.expect
+            assert result.step.justification.strip()
+        if result.step.kind == CITED:
+            assert result.step.reference
+
+
+@pytest.mark.parametrize("name", MINE)
+def test_every_theorem_states_itself_in_text_and_latex(name):
+    thm = get_theorem(name).build()
+    assert len(thm.statement) > 60
+    assert thm.statement_latex and "\\" in thm.statement_latex
+    assert thm.hypotheses
+
+
+def test_exponential_form_cites_mathlib_and_hamel(reports):
+    references = [r.step.reference for r in reports["exponential_form"].results
+                  if r.step.kind == CITED]
+    assert any("OneParameterSubgroup.existsUnique_generator" in ref and
+               "Mathlib/Analysis/Normed/Algebra/OneParameterSubgroup.lean" in ref
+               for ref in references)
+    assert any("Hamel" in ref for ref in references)
+
+
+def test_group_law_uses_opaque_matrices_not_examples(reports):
+    steps = [r for r in reports["group_law"].results if r.step.kind == CHECKED]
+    assert all(r.step.lhs.atoms(sp.MatrixSymbol) for r in steps)
+    assert any(r.verdict.method == "matrix algebra" for r in steps)
+
+
+def _refuted_steps(report):
+    return [r for r in report.results if r.step.kind == CHECKED and r.step.expect == REFUTED]
+
+
+def _difference_at(step, point):
+    matrices = {k: v for k, v in point.items() if isinstance(k, sp.MatrixSymbol)}
+    scalars = {k: v for k, v in point.items() if not isinstance(k, sp.MatrixSymbol)}
+    sides = []
+    for side in (step.lhs, step.rhs):
+        value = side.xreplace(matrices).doit() if matrices else side
+        if isinstance(value, sp.MatrixExpr):
+            value = value.as_explicit()
+        sides.append(sp.Matrix(value).xreplace(scalars) if isinstance(
+            value, (sp.MatrixBase, sp.MatrixExpr)) else value.xreplace(scalars))
+    difference = sides[0] - sides[1]
+    entries = list(difference) if isinstance(difference, sp.MatrixBase) else [difference]
+    return max(abs(sp.N(e, 30)) for e in entries)
+
+
+@pytest.mark.parametrize("name", ["group_law", "general_solution", "xpos_damped_rotation"])
+def test_refuted_steps_carry_counterexamples_that_really_falsify(reports, name):
+    refuted = _refuted_steps(reports[name])
+    assert refuted
+    for result in refuted:
+        assert _difference_at(result.step, result.verdict.counterexample) > 1e-6
+
+
+def test_identical_damping_depends_on_the_sum_of_positions(reports):
+    (result,) = [r for r in _refuted_steps(reports["xpos_damped_rotation"])
+                 if r.step.claim.startswith("identical damping")]
+    point = result.verdict.counterexample
+    zeta, u = sp.Symbol("zeta", positive=True), sp.Symbol("u", real=True)
+    factor = (zeta ** (2 * u)).xreplace({k: v for k, v in point.items() if k.name in "zetau"})
+    assert factor != 1  # the score is multiplied by zeta^(2u) when both positions shift by u
+
+
+def test_rope_proves_one_template_for_all_pairs(reports):
+    """d = 128 and 4096 run in proofs/seed_theorems.py; here the default d = 64."""
+    relative = [r for r in reports["rope_relative"].results
+                if r.step.claim.startswith("R_d(s)^T R_d(t)")][0]
+    assert relative.verdict.details["blocks"] == 32
+    assert relative.verdict.details["templates"] == 1
+
+
+def test_rope_with_a_symbolic_base():
+    assert get_theorem("rope_relative").build(d=4, theta="theta").prove().verdict == PROVED
+
+
+def test_frequencies_and_xpos_scales_are_the_published_formulas():
+    assert [float(w) for w in rope_frequencies(8, 10000)] == pytest.approx(
+        [1.0, 0.1, 0.01, 0.001])
+    # (2i/8 + 2/5) / (7/5) for i = 0..3, by hand: 2/7, 13/28, 9/14, 23/28.
+    assert xpos_scales(8) == [sp.Rational(2, 7), sp.Rational(13, 28), sp.Rational(9, 14),
+                              sp.Rational(23, 28)]
+    assert all(0 < z < 1 for z in xpos_scales(128))  # so e^{-lambda_i l} decays over lag
+
+
+def test_rotation_and_generator():
+    phi = sp.Symbol("phi", real=True)
+    assert J * J == -sp.eye(2)
+    assert rotation(phi).diff(phi).subs(phi, 0) == J
+
+
+@pytest.mark.parametrize("name, params, message", [
+    ("rope_relative", {"d": 7}, "even"),
+    ("rope_relative", {"theta": 1}, "theta"),
+    ("rope_relative", {"theta": -5}, "theta"),
+    ("xpos_damped_rotation", {"gamma": -1}, "gamma"),
+    ("xpos_damped_rotation", {"scale_base": 0}, "scale base"),
+    ("group_law", {"n": 0}, "matrix size"),
+    ("matrix_exponential", {"order": 0}, "order"),
+    ("general_solution", {"dimension": 3}, "no parameter"),
+])
+def test_bad_parameters_get_one_line_errors(name, params, message):
+    with pytest.raises(UsageError, match=message) as error:
+        get_theorem(name).build(**params)
+    assert "\n" not in str(error.value)
