@@ -20,9 +20,11 @@ def _parse_parameter(text: str) -> tuple[str, object]:
     if not sep or not name:
         raise UsageError(f"--param takes NAME=VALUE, got {text!r}")
     try:
-        return name, sp.sympify(value, strict=True)
-    except (sp.SympifyError, SyntaxError, TypeError):
-        raise UsageError(f"--param {name}: cannot read {value!r} as a number or expression") from None
+        # Not sympify(strict=True): it refuses every string, so '--param d=128' would fail.
+        return name, sp.sympify(value)
+    except (sp.SympifyError, SyntaxError, TypeError, ValueError):
+        raise UsageError(f"--param {name}: cannot read {value!r} as a number or "
+                         "expression") from None
 
 
 def _file_stem(name: str) -> str:

@@ -140,7 +140,9 @@ def _theorem_body(report, heading: str, subheading: str) -> str:
         out = [rf"\{heading}[\texorpdfstring{{{title}}}{{{pdf_string(theorem.name)}}}]{{{title}}}"]
     if theorem.summary:
         out.append(r"\emph{" + escape_text(theorem.summary) + "}\n")
-    out.append(r"\paragraph{Statement.} " + escape_text(theorem.statement) + "\n")
+    # Not hyphenated: the statement is quoted exactly as written (and found by pdftotext).
+    out.append(r"\paragraph{Statement.} {\hyphenpenalty=10000\exhyphenpenalty=10000 " +
+               escape_text(theorem.statement) + "\\par}\n")
     if theorem.statement_latex:
         latex = check_raw_latex(theorem.statement_latex, f"statement_latex of {theorem.name!r}")
         out.append("\\[\n\\fitmath{" + latex + "}\n\\]\n")

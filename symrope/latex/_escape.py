@@ -84,13 +84,15 @@ def escape_text(text: str, *, breakable: bool = True) -> str:
     text = str(text)
     out: list[str] = []
     run = 0  # characters since the last space: where long words get break opportunities
-    for char in text:
+    for index, char in enumerate(text):
         if char in _TYPEWRITER_CODES:
             piece = f"{{\\ttfamily\\char{_TYPEWRITER_CODES[char]}}}"
         elif char in _SIMPLE_ESCAPES:
             piece = _SIMPLE_ESCAPES[char]
         elif char in "\n\t\r":
             piece = " "
+        elif char == "-" and text[index + 1:index + 2] == "-":
+            piece = "-{}"  # no en- or em-dash ligature: the reader sees what was written
         elif not char.isascii():
             piece = _non_ascii(char, math=False)
         elif not char.isprintable():
