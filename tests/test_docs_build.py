@@ -1,0 +1,55 @@
+"""The documentation builds with warnings as errors (a copy of ``docs/``, in a temp dir).
+
+Skipped where sphinx or myst-parser is missing, unless CI is set (then it fails). To stay
+fast it renders the derivation pages of two theorems only (``SYMROPE_DOCS_THEOREMS``); the
+full site, with every derivation, is built by ``.ci/run``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+GENERATED = {"_build", "_generated", "derivations"}
+
+
+def _require_docs_extra() -> None:
+    missing = [m for m in ("sphinx", "myst_parser") if importlib.util.find_spec(m) is None]
+    if missing:
+        if os.environ.get("CI"):
+            pytest.fail(f"{', '.join(missing)} missing under CI: install the 'docs' extra")
+        pytest.skip(f"{', '.join(missing)} not installed (the 'docs' extra)")
+
+
+def test_docs_build_with_warnings_as_errors(tmp_path):
+    _require_docs_extra()
+    from symrope.theorems import builtin_theorems
+
+    source = tmp_path / "docs"
+    shutil.copytree(ROOT / "docs", source, ignore=lambda d, names: [n for n in names
+                                                                     if n in GENERATED])
+    some = list(builtin_theorems())[:2]
+    env = {**os.environ, "SYMROPE_DOCS_THEOREMS": ",".join(some)}
+    result = subprocess.run([sys.executable, "-m", "sphinx", "-W", "-q", "-b", "html",
+                             str(source), str(tmp_path / "html")], capture_output=True,
+                            text=True, env=env, timeout=600)
+    assert result.returncode == 0, result.stderr[-4000:]
+    html = tmp_path / "html"
+    for page in ["index", "installation", "tutorial", "check", "audit", "cli", "api",
+                 "derivations/index"]:
+        assert (html / f"{page}.html").exists(), page
+    for name in some:  # generated pages exist and carry typeset math
+        stem = "".join(c if c.isalnum() or c in "-_" else "_" for c in name).strip("_")
+        page = (html / "derivations" / f"{stem}.html").read_text(encoding="utf-8")
+        assert 'class="math' in page and "Step 1" in page
+    cli = (html / "cli.html").read_text(encoding="utf-8")
+    assert "usage: symrope latex" in cli and "usage: symrope prove" in cli
+    api = (html / "api.html").read_text(encoding="utf-8")
+    assert "symrope.latex.theorem_document" in api and "symrope.verify" in api
