@@ -1,0 +1,84 @@
+"""Pairing conventions: interleaved pairs (Meta, RoFormer) vs split halves (HF ``rotate_half``).
+
+The two layouts rotate the same planes, listed in a different order: with the de-interleave
+permutation ``P`` (interleaved index ``2i -> i``, ``2i + 1 -> i + d/2``),
+``R_half(p) = P R_inter(p) P^T``, and HF's ``q * cos + rotate_half(q) * sin`` is exactly
+``R_half(p) q``. A checkpoint trained in one layout therefore runs in the other after permuting
+the rows of ``W_q`` and ``W_k`` by ``P``.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from symrope.engine import Theorem, theorem
+from symrope.errors import UsageError
+from symrope.check._zoo import rope_frequencies, rotate_half_layout, rotation
+
+__all__ = ["pairing_permutation", "deinterleave_permutation", "rope_interleaved", "rope_half"]
+
+
+def deinterleave_permutation(d: int) -> sp.Matrix:
+    """``P`` with ``(P x)_i = x_{2i}`` and ``(P x)_{i + d/2} = x_{2i+1}``."""
+    P = sp.zeros(d, d)
+    for i in range(d // 2):
+        P[i, 2 * i] = 1
+        P[i + d // 2, 2 * i + 1] = 1
+    return P
+
+
+def rope_interleaved(p, omega) -> sp.Matrix:
+    """``diag(R(p omega_0), R(p omega_1), ...)``: pairs ``(2i, 2i + 1)``."""
+    return sp.diag(*[rotation(p * w) for w in omega])
+
+
+def rope_half(p, omega) -> sp.Matrix:
+    """``[[C, -S], [S, C]]`` with ``C = diag(cos p omega_i)``, ``S = diag(sin p omega_i)``."""
+    C = sp.diag(*[sp.cos(p * w) for w in omega])
+    S = sp.diag(*[sp.sin(p * w) for w in omega])
+    return sp.Matrix(sp.BlockMatrix([[C, -S], [S, C]]))
+
+
+@theorem("pairing_permutation",
+         "R_half(p) = P R_inter(p) P^T for the de-interleave permutation P, and HF's "
+         "q*cos + rotate_half(q)*sin = R_half(p) q", grid={"d": [2, 4, 8, 16]}, d=8, theta=10000)
+def pairing_permutation(d=8, theta=10000) -> Theorem:
+    """Build the pairing theorem for head dimension ``d`` and base ``theta``.
+
+    Examples
+    ========
+
+    >>> from symrope.theorems import get_theorem
+    >>> report = get_theorem("pairing_permutation").build(d=4).prove()
+    >>> report.verdict, report.checked_steps
+    ('proved', 4)
+
+    References
+    ==========
+
+    .. [1] transformers, ``models/llama/modeling_llama.py``: ``rotate_half`` and
+       ``apply_rotary_pos_emb``; Meta ``llama/model.py``: ``apply_rotary_emb`` (complex pairs).
+    """
+    d = int(d)
+    if d < 2 or d % 2:
+        raise UsageError(f"d must be a positive even integer, got {d}")
+    p = sp.Symbol("p", real=True)
+    omega = rope_frequencies(d, theta)
+    P = deinterleave_permutation(d)
+    q = sp.Matrix(sp.symbols(f"q0:{d}", real=True))
+    thm = Theorem("pairing_permutation",
+                  f"R_half(p) = P R_inter(p) P^T and q*cos + rotate_half(q)*sin = R_half(p) q "
+                  f"(d = {d}, theta = {theta})",
+                  hypotheses=["p real", "omega_i = theta^(-2i/d)"],
+                  statement_latex=r"R_{\mathrm{half}}(p) = P\,R_{\mathrm{inter}}(p)\,P^{\mathsf T}")
+    thm.define("P", P, "de-interleave: (Px)_i = x_{2i}, (Px)_{i+d/2} = x_{2i+1}")
+    thm.define("R_inter(p)", rope_interleaved(p, omega), "pairs (2i, 2i+1) turn by p omega_i")
+    thm.check(P.T * P, sp.eye(d), "P is a permutation matrix, hence orthogonal")
+    thm.check(P * q, sp.Matrix([q[2 * i] for i in range(d // 2)] +
+                               [q[2 * i + 1] for i in range(d // 2)]),
+              "P lists the even coordinates, then the odd ones")
+    thm.check(P * rope_interleaved(p, omega) * P.T, rope_half(p, omega),
+              "conjugating by P reorders the planes: pair i now holds coordinates i and i + d/2")
+    thm.check(rotate_half_layout(q, [p * w for w in omega]), rope_half(p, omega) * q,
+              "HF: cos = cat(cos p omega, cos p omega), rotate_half(q) = cat(-q2, q1)")
+    return thm
