@@ -239,3 +239,25 @@ def test_cli_proves_the_default_instances():
     from symrope.engine._cli import prove_main
 
     assert prove_main(["skew_blocks_rational", "skew_blocks_certified"]) == 0
+
+
+def test_block_exponential_agrees_with_sympys_matrix_exponential():
+    X = sp.Matrix([[0, -3, 0], [3, 0, 4], [0, -4, 0]])
+    blocks = skew_blocks_exact(X)
+    t = sp.Rational(2, 7)
+    independent = (t * X).exp()     # SymPy's own exp (Jordan form), not our construction
+    difference = (blocks.exponential(t) - independent).applyfunc(
+        lambda e: sp.simplify(e.rewrite(sp.cos)))
+    assert difference.is_zero_matrix
+
+
+def test_axis_formula_is_undefined_on_the_z_axis_hence_the_separate_case():
+    from symrope.linalg import axis_skew_blocks
+
+    a, b, c = sp.symbols("a b c", real=True)
+    Q = axis_skew_blocks(a, b, c).Q
+    at_pole = Q.subs({a: 0, b: 0, c: 1})
+    assert at_pole.has(sp.nan) or at_pole.has(sp.zoo)
+    # Anywhere else it is orthogonal, e.g. at the rational point (1, 2, 2) with omega = 3.
+    generic = Q.subs({a: 1, b: 2, c: 2})
+    assert (generic.T * generic - sp.eye(3)).applyfunc(sp.radsimp).is_zero_matrix
