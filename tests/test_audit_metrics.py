@@ -68,8 +68,8 @@ def test_rotary_scores_match_explicit_rotation_matrices():
     weights = random_query_key_weights(pairs, 3, seed=2)
     omega = rng.uniform(0, 1, pairs)
     s, t = 17, 40
-    tables = [(np.cos(p * omega)[None], np.sin(p * omega)[None]) for p in (s, t)]
-    scores = rotary_scores(*tables[0], *tables[1], weights)[0]
+    tables = [(np.cos(p * omega) + 1j * np.sin(p * omega))[None] for p in (s, t)]
+    scores = rotary_scores(tables[0], tables[1], weights)[0]
     # rebuild q, k from the same seed and rotate them with 2x2 blocks
     generator = np.random.default_rng(2)
     queries = generator.standard_normal((3, pairs, 2))

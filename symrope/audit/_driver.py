@@ -318,7 +318,6 @@ class _Run:
                     row, pair = np.argwhere(bad)[0]
                     raise UsageError(f"implementation {impl.name!r} returned a non-finite {label} "
                                      f"({part[row, pair]}) at position {positions[row]}, pair {pair}")
-        self.native_dtype = cos.dtype
         return cos, sin
 
     # --- the pass ---------------------------------------------------------------------------------
@@ -326,9 +325,10 @@ class _Run:
         started = time.perf_counter()
         window = self.options.shift_window
         baseline_positions = np.arange(min(window, self.stream.max_position + 1), dtype=np.int64)
-        self.baseline = self._wide(*self.table(baseline_positions)) if not self.stream.contiguous else None
+        self.baseline = _complex(*self._wide(*self.table(baseline_positions))) \
+            if not self.stream.contiguous else None
         keep_pos = np.empty(0, dtype=np.int64)
-        keep_cos = keep_sin = np.empty((0, self.pairs))
+        keep_table = np.empty((0, self.pairs), dtype=np.complex128)
         from tqdm.auto import tqdm  # imported here: only long audits show it
 
         show = self.options.progress
@@ -343,30 +343,48 @@ class _Run:
             for positions in self.stream:
                 ahead = worker.submit(self._prepare, positions) if self.stream.contiguous else None
                 if pending is not None:
-                    keep_pos, keep_cos, keep_sin = self._consume(pending, keep_pos, keep_cos, keep_sin, bar)
+                    keep_pos, keep_table = self._consume(pending, keep_pos, keep_table, bar)
                 pending = ahead if ahead is not None else _Done(self._prepare(positions))
             if pending is not None:
-                keep_pos, keep_cos, keep_sin = self._consume(pending, keep_pos, keep_cos, keep_sin, bar)
+                keep_pos, keep_table = self._consume(pending, keep_pos, keep_table, bar)
         if not self.stream.contiguous:  # windows of a sparse list are computed on the side
             nothing = np.empty(0, dtype=np.int64)
-            self._shift_tests(np.array([0, self.stream.max_position]), nothing, keep_cos[:0], keep_sin[:0])
+            self._shift_tests(np.array([0, self.stream.max_position]), nothing, keep_table[:0])
         return self._finish(time.perf_counter() - started)
 
-    def _prepare(self, positions):
+    def _prepare(self, positions) -> "_Chunk":
+        """Everything elementwise about one chunk (runs on the worker thread, ahead of the fold)."""
         cos_native, sin_native = self.table(positions)
         cos, sin = self._wide(cos_native, sin_native)
-        return positions, cos_native, sin_native, cos, sin, self.schedule.reference.cos_sin(positions)
+        exact_cos, exact_sin, _ = self.schedule.reference.cos_sin(positions)
+        amplitude = self.schedule.amplitude
+        finite = None
+        if not (np.isfinite(cos).all() and np.isfinite(sin).all()):
+            finite = np.isfinite(cos) & np.isfinite(sin)
+            cos, sin = np.where(finite, cos, 0.0), np.where(finite, sin, 0.0)
+        scaled_cos, scaled_sin = exact_cos * amplitude, exact_sin * amplitude
+        error = np.abs(cos - scaled_cos)
+        np.maximum(error, np.abs(sin - scaled_sin), out=error)
+        ulps = np.maximum(ulps_between(cos_native, scaled_cos, cos), ulps_between(sin_native, scaled_sin, sin))
+        delta = phase_error(cos, sin, exact_cos, exact_sin)
+        amp = amplitude_error(cos, sin, amplitude)
+        if finite is not None:
+            error[~finite] = np.inf
+            ulps = np.where(finite, ulps.astype(np.float64), np.inf)
+            delta[~finite] = 0.0
+            amp[~finite] = np.inf
+        return _Chunk(positions, _complex(cos, sin), error, ulps, delta, amp, finite, cos_native.dtype)
 
-    def _consume(self, pending, keep_pos, keep_cos, keep_sin, bar):
-        positions, cos_native, sin_native, cos, sin, exact = pending.result()
+    def _consume(self, pending, keep_pos, keep_table, bar):
+        chunk = pending.result()
+        positions = chunk.positions
         known_pos = np.concatenate([keep_pos, positions])
-        known_cos = np.concatenate([keep_cos, cos])
-        known_sin = np.concatenate([keep_sin, sin])
-        self._fold(positions, cos_native, sin_native, cos, sin, exact)
-        self._scores(positions, cos, sin, known_pos, known_cos, known_sin)
+        known_table = np.concatenate([keep_table, chunk.table])
+        self._fold(chunk)
+        self._scores(positions, known_pos, known_table)
         keep = known_pos >= positions[-1] - self.history
         bar.update(positions.size)
-        return known_pos[keep], known_cos[keep], known_sin[keep]
+        return known_pos[keep], known_table[keep]
 
     @staticmethod
     def _wide(cos, sin):
@@ -383,62 +401,57 @@ class _Run:
         stops = np.concatenate([cuts, [positions.size]])
         return [(int(index[a]), int(a), int(b)) for a, b in zip(starts, stops)]
 
-    def _fold(self, positions, cos_native, sin_native, cos, sin, exact):
-        amplitude = self.schedule.amplitude
-        exact_cos, exact_sin, _ = exact
-        finite = np.isfinite(cos) & np.isfinite(sin)
-        all_finite = bool(finite.all())
-        if not all_finite:
-            cos, sin = np.where(finite, cos, 0.0), np.where(finite, sin, 0.0)
-        scaled_cos, scaled_sin = exact_cos * amplitude, exact_sin * amplitude
-        error = np.maximum(np.abs(cos - scaled_cos), np.abs(sin - scaled_sin))
-        ulps = np.maximum(ulps_between(cos_native, scaled_cos, cos), ulps_between(sin_native, scaled_sin, sin))
-        delta = phase_error(cos, sin, exact_cos, exact_sin)
-        amp = amplitude_error(cos, sin, amplitude)
-        wrapped = delta
+    def _fold(self, chunk: "_Chunk"):
+        """Fold one measured chunk into the per-band, per-pair accumulators (in position order)."""
+        positions, error, ulps, wrapped, amp, finite = (chunk.positions, chunk.error, chunk.ulps,
+                                                       chunk.delta, chunk.amp, chunk.finite)
+        delta = wrapped
         if self.stream.contiguous:
             # Unwrap along consecutive positions so a steady frequency error keeps growing past pi.
             delta = _unwrap(delta, self.last_delta)
+            if finite is not None:
+                delta[~finite] = 0.0
             self.last_delta = delta[-1:]
-        if not all_finite:
-            error[~finite] = np.inf
-            ulps = np.where(finite, ulps.astype(np.float64), np.inf)
-            delta = np.where(finite, delta, 0.0)
-            wrapped = np.where(finite, wrapped, 0.0)
-            amp[~finite] = np.inf
-        weight = finite.astype(np.float64)
-        p = positions.astype(np.float64)[:, None]
-        moment_pp = p * p * weight
+        p = positions.astype(np.float64)
+        if finite is None:
+            weight, squares = None, (p * p)[:, None]
+        else:
+            weight = finite.astype(np.float64)
+            squares = (p * p)[:, None] * weight
+        p = p[:, None]
         if self.provisional_slope is None:
             # Moments are taken about a first slope fitted on this chunk, so that a large, clean
             # drift does not leave a cancellation floor (~1e-8 of the drift) in the residual.
-            self.provisional_slope = (p * delta).sum(axis=0) / np.maximum(moment_pp.sum(axis=0), 1e-300)
+            total = np.broadcast_to(squares, delta.shape).sum(axis=0)
+            self.provisional_slope = (p * delta).sum(axis=0) / np.maximum(total, 1e-300)
         delta = delta - self.provisional_slope * p
-        if not all_finite:
+        if weight is not None:
             delta *= weight
         moment_pd = p * delta
+        magnitude = np.abs(wrapped)
         for band, start, stop in self._segments(positions):
             rows = slice(start, stop)
             np.maximum(self.max_abs[band], error[rows].max(axis=0), out=self.max_abs[band])
             np.maximum(self.max_ulps[band], ulps[rows].max(axis=0), out=self.max_ulps[band])
-            np.maximum(self.max_phase[band], np.abs(wrapped[rows]).max(axis=0), out=self.max_phase[band])
+            np.maximum(self.max_phase[band], magnitude[rows].max(axis=0), out=self.max_phase[band])
             np.maximum(self.max_amp[band], amp[rows].max(axis=0), out=self.max_amp[band])
-            self.s_pp[band] += moment_pp[rows].sum(axis=0)
+            self.s_pp[band] += squares[rows].sum(axis=0)
             self.s_pd[band] += moment_pd[rows].sum(axis=0)
             self.s_dd[band] += np.einsum("ij,ij->j", delta[rows], delta[rows])
             self.s_ww[band] += np.einsum("ij,ij->j", wrapped[rows], wrapped[rows])
-            self.n_valid[band] += weight[rows].sum(axis=0)
+            self.n_valid[band] += (stop - start) if weight is None else weight[rows].sum(axis=0)
             self.counts[band] += stop - start
-            self.nonfinite[band] += int((~finite[rows]).sum())
+            self.nonfinite[band] += 0 if finite is None else int((~finite[rows]).sum())
         per_position = error.max(axis=1)
         if self.first_unsafe is None:
-            tolerance = self.tolerance if self.tolerance is not None else 2 * machine_epsilon(cos_native.dtype)
-            self.tolerance = tolerance
-            unsafe = np.flatnonzero(~(per_position <= tolerance))
+            if self.tolerance is None:
+                self.tolerance = 2 * machine_epsilon(chunk.native_dtype)
+            unsafe = np.flatnonzero(~(per_position <= self.tolerance))
             if unsafe.size:
                 self.first_unsafe = int(positions[unsafe[0]])
+        self.native_dtype = chunk.native_dtype
         self._fine_max(positions, "max_abs_error", per_position)
-        self._fine_max(positions, "max_phase_error", np.abs(wrapped).max(axis=1))
+        self._fine_max(positions, "max_phase_error", magnitude.max(axis=1))
         self._fine_max(positions, "amplitude_error", amp.max(axis=1))
 
     def _fine_max(self, positions, key, values):
@@ -447,31 +460,33 @@ class _Run:
         peaks = np.maximum.reduceat(values, starts)
         np.maximum.at(self.fine[key], bins[starts], peaks)
 
-    def _rows(self, wanted, known_pos, known_cos, known_sin):
-        """Table rows at ``wanted`` positions: from the stream if seen recently, else a side call."""
+    def _rows(self, wanted, known_pos, known_table):
+        """Table rows (cos + i sin) at ``wanted``: from the stream if seen recently, else a side call."""
         if known_pos.size and wanted.size and wanted[-1] - wanted[0] == wanted.size - 1:
             start = int(np.searchsorted(known_pos, wanted[0]))
             stop = start + wanted.size
             if stop <= known_pos.size and known_pos[start] == wanted[0] and known_pos[stop - 1] == wanted[-1]:
-                return known_cos[start:stop], known_sin[start:stop]   # a run of the stream: a view
+                return known_table[start:stop]   # a run of the stream: a view
         index = np.minimum(np.searchsorted(known_pos, wanted), max(known_pos.size - 1, 0))
         found = known_pos[index] == wanted if known_pos.size else np.zeros(wanted.shape, bool)
-        cos, sin = np.empty((wanted.size, self.pairs)), np.empty((wanted.size, self.pairs))
-        cos[found], sin[found] = known_cos[index[found]], known_sin[index[found]]
+        rows = np.empty((wanted.size, self.pairs), dtype=np.complex128)
+        rows[found] = known_table[index[found]]
         if not found.all():
-            extra_cos, extra_sin = self._wide(*self.table(wanted[~found]))
-            cos[~found], sin[~found] = extra_cos, extra_sin
-        return cos, sin
+            rows[~found] = _complex(*self._wide(*self.table(wanted[~found])))
+        return rows
 
-    def _scores(self, positions, cos, sin, known_pos, known_cos, known_sin):
+    def _scores(self, positions, known_pos, known_table):
         per_position = np.full(positions.size, -np.inf)
         segments = self._segments(positions)
         for column, offset in enumerate(self.options.offsets):
             later = positions >= offset
             if not later.any():
                 continue
-            cos_s, sin_s = self._rows(positions[later] - offset, known_pos, known_cos, known_sin)
-            scores = rotary_scores(cos_s, sin_s, cos[later], sin[later], self.weights)
+            current = known_table[known_pos.size - positions.size:]
+            if not later.all():
+                current = current[later]
+            earlier = self._rows(positions[later] - offset, known_pos, known_table)
+            scores = rotary_scores(earlier, current, self.weights)
             violation = np.full(positions.size, np.nan)
             violation[later] = np.abs(scores - self.exact_scores[column]).max(axis=1)
             for band, start, stop in segments:
@@ -483,9 +498,9 @@ class _Run:
         if has.any():
             self._fine_max(positions[has], "invariance_violation", per_position[has])
         if self.stream.contiguous:
-            self._shift_tests(positions, known_pos, known_cos, known_sin)
+            self._shift_tests(positions, known_pos, known_table)
 
-    def _shift_tests(self, positions, known_pos, known_cos, known_sin):
+    def _shift_tests(self, positions, known_pos, known_table):
         """arXiv 2411.13476: the scores of a window shifted to a band's end vs the same window at 0.
 
         The window ``[hi - W + 1, hi]`` is compared with ``[0, W - 1]``; no exact value is used.
@@ -493,13 +508,13 @@ class _Run:
         window = self.options.shift_window
         if self.baseline is None and positions[0] == 0:
             head = np.arange(min(window, self.stream.max_position + 1), dtype=np.int64)
-            self.baseline = self._rows(head, known_pos, known_cos, known_sin)
+            self.baseline = self._rows(head, known_pos, known_table)
         for band, (lo, hi) in enumerate(self.bands):
             if not positions[0] <= hi <= positions[-1] or hi + 1 < 2 * window:
                 continue
             shifted = np.arange(hi - window + 1, hi + 1, dtype=np.int64)
-            moved = _pairwise_scores(*self._rows(shifted, known_pos, known_cos, known_sin), self.weights)
-            self.shift[band] = np.abs(moved - _pairwise_scores(*self.baseline, self.weights)).max()
+            moved = _pairwise_scores(self._rows(shifted, known_pos, known_table), self.weights)
+            self.shift[band] = np.abs(moved - _pairwise_scores(self.baseline, self.weights)).max()
 
     # --- the summary ------------------------------------------------------------------------------
     def _finish(self, seconds: float) -> AuditResult:
@@ -558,6 +573,20 @@ class _Run:
             seconds=round(seconds, 3), fine=fine)
 
 
+@dataclass
+class _Chunk:
+    """One chunk's elementwise measurements, shape (positions, pairs) unless noted."""
+
+    positions: np.ndarray
+    table: np.ndarray          # cos + i sin, float64 parts
+    error: np.ndarray          # max(|cos - a cos_exact|, |sin - a sin_exact|)
+    ulps: np.ndarray           # max of the two components' ulp distances
+    delta: np.ndarray          # phase error wrapped to (-pi, pi]
+    amp: np.ndarray            # amplitude error
+    finite: np.ndarray | None  # None when every entry is finite
+    native_dtype: np.dtype
+
+
 class _Done:
     """An already computed result with a future's ``result()``."""
 
@@ -579,7 +608,13 @@ def _unwrap(delta: np.ndarray, previous: np.ndarray | None) -> np.ndarray:
     return delta - steps
 
 
-def _pairwise_scores(cos: np.ndarray, sin: np.ndarray, weights: np.ndarray) -> np.ndarray:
+def _complex(cos: np.ndarray, sin: np.ndarray) -> np.ndarray:
+    table = np.empty(cos.shape, dtype=np.complex128)
+    table.real, table.imag = cos, sin
+    return table
+
+
+def _pairwise_scores(table: np.ndarray, weights: np.ndarray) -> np.ndarray:
     """Scores of every (s, t) with s <= t in a window, shape (pairs of the window, vectors)."""
-    first, second = np.triu_indices(cos.shape[0])
-    return rotary_scores(cos[first], sin[first], cos[second], sin[second], weights)
+    first, second = np.triu_indices(table.shape[0])
+    return rotary_scores(table[first], table[second], weights)

@@ -186,12 +186,11 @@ def random_query_key_weights(pairs: int, count: int, seed: int) -> np.ndarray:
     return (np.conj(zq) * zk).T
 
 
-def rotary_scores(cos_s: np.ndarray, sin_s: np.ndarray, cos_t: np.ndarray, sin_t: np.ndarray,
-                  weights: np.ndarray) -> np.ndarray:
-    """Scores ``(R(s) q)^T (R(t) k)`` from two tables (rows matched), shape (rows, count).
+def rotary_scores(first: np.ndarray, second: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Scores ``(R(s) q)^T (R(t) k)`` from two tables ``cos + i sin`` (rows matched), shape (rows, count).
 
-    ``conj(C_s) C_t = (cs ct + ss st) + i (cs st - ss ct)``; the score is its real part against
-    the weights of :func:`random_query_key_weights`.
+    Per pair the score is ``Re(w_i conj(C_s) C_t)`` with the weights of
+    :func:`random_query_key_weights`; one complex product and one complex matmul.
 
     Examples
     ========
@@ -199,18 +198,14 @@ def rotary_scores(cos_s: np.ndarray, sin_s: np.ndarray, cos_t: np.ndarray, sin_t
     >>> w = random_query_key_weights(4, 2, seed=0)
     >>> omega = 10000.0 ** (-np.arange(4) / 4)
     >>> s, t = 5.0, 12.0
-    >>> cs, ss, ct, st = (f(p * omega)[None] for p in (s, t) for f in (np.cos, np.sin))
+    >>> first, second = np.exp(1j * s * omega)[None], np.exp(1j * t * omega)[None]
     >>> exact = (w * np.exp(1j * omega * (t - s))[:, None]).sum(axis=0).real
-    >>> bool(np.allclose(rotary_scores(cs, ss, ct, st, w)[0], exact))
+    >>> bool(np.allclose(rotary_scores(first, second, w)[0], exact))
     True
     """
-    real = cos_s * cos_t
-    real += sin_s * sin_t
-    imag = cos_s * sin_t
-    imag -= sin_s * cos_t
-    scores = real @ np.ascontiguousarray(weights.real)
-    scores -= imag @ np.ascontiguousarray(weights.imag)
-    return scores
+    product = np.conj(first)
+    product *= second
+    return (product @ weights).real
 
 
 def log_bands(max_position: int, first: int = 1024) -> list[tuple[int, int]]:
