@@ -261,3 +261,13 @@ def test_axis_formula_is_undefined_on_the_z_axis_hence_the_separate_case():
     # Anywhere else it is orthogonal, e.g. at the rational point (1, 2, 2) with omega = 3.
     generic = Q.subs({a: 1, b: 2, c: 2})
     assert (generic.T * generic - sp.eye(3)).applyfunc(sp.radsimp).is_zero_matrix
+
+
+@pytest.mark.parametrize("scale", [2.0**-600, 1e-30, 1e30])
+def test_certificate_is_relative_to_the_size_of_x(scale):
+    X = random_skew(10, seed=1)
+    small_or_large = certified_skew_blocks(X * scale)
+    unit = certified_skew_blocks(X)
+    assert small_or_large.certified
+    for w_scaled, w in zip(small_or_large.omegas, unit.omegas):
+        assert abs(w_scaled / scale - w) < mpmath.mpf(10) ** -50 * w

@@ -182,13 +182,14 @@ class SkewCertificate:
     planes: int
     bits: int
     q_numerators: np.ndarray       # Q = q_numerators / 2^bits
-    omega_numerators: tuple        # omega_i = omega_numerators[i] / 2^bits
+    omega_numerators: tuple        # omega_i = omega_numerators[i] / 2^omega_bits
     x_norm_squared: Fraction
     orthogonality_squared: Fraction
     residual_squared: Fraction
     tolerance: object
     sweeps: int
     seconds: float
+    omega_bits: int                # resolution of the omega_i: finer than Q's for a small X
 
     @property
     def kernel_dimension(self) -> int:
@@ -197,11 +198,11 @@ class SkewCertificate:
     @property
     def omegas(self) -> list:
         """The frequencies as mpmath numbers (exact: they are dyadic)."""
-        return [mpmath.ldexp(mpmath.mpf(w), -self.bits) for w in self.omega_numerators]
+        return [mpmath.ldexp(mpmath.mpf(w), -self.omega_bits) for w in self.omega_numerators]
 
     @property
     def omega_fractions(self) -> list[Fraction]:
-        return [Fraction(w, 1 << self.bits) for w in self.omega_numerators]
+        return [Fraction(w, 1 << self.omega_bits) for w in self.omega_numerators]
 
     def Q(self) -> mpmath.matrix:
         """``Q`` as an mpmath matrix (exact at the working precision's ``bits``)."""
@@ -424,26 +425,29 @@ def certified_skew_blocks(X, *, dps: int = DEFAULT_DPS, tolerance=None,
         Q = orthogonalise(Q, bits)
     else:
         Q = Q << (bits - precision)
+    # The omega_i need a resolution relative to the size of X (2^exponent), not absolute.
     return _certify(numerators, denominator, Q, planes, bits, tolerance, sweeps,
-                    time.monotonic() - start)
+                    time.monotonic() - start, omega_bits=bits + max(0, -exponent))
 
 
-def _certify(numerators, denominator, Q, planes, bits, tolerance, sweeps, seconds):
+def _certify(numerators, denominator, Q, planes, bits, tolerance, sweeps, seconds,
+             omega_bits=None):
     """Exact residuals of the dyadic ``Q`` against the exact ``X`` (no rounding anywhere)."""
     n = Q.shape[0]
     one = 1 << bits
+    omega_bits = bits if omega_bits is None else omega_bits
     gram = _mm(Q.T, Q)
     for i in range(n):
         gram[i, i] -= one * one
     orthogonality = Fraction(sum(int(v) * int(v) for v in gram.flat), 1 << (4 * bits))
-    M = _mm(Q.T, _mm(numerators, Q))                   # = Q^T X Q * D * 2^(2 bits)
-    scale = denominator * one                       # M / scale = Q^T X Q at scale 2^bits
+    M = _mm(Q.T, _mm(numerators, Q)) << omega_bits  # Q^T X Q = M / (D 2^(2 bits + omega_bits))
+    scale = denominator * one * one                   # B = omega_int J / 2^omega_bits
     omegas = tuple(rounded_ratio(int(M[2 * a + 1, 2 * a] - M[2 * a, 2 * a + 1]), 2 * scale)
                    for a in range(planes))
     for a, omega in enumerate(omegas):
         M[2 * a + 1, 2 * a] -= omega * scale
         M[2 * a, 2 * a + 1] += omega * scale
-    residual = Fraction(sum(int(v) * int(v) for v in M.flat), (scale * one) ** 2)
+    residual = Fraction(sum(int(v) * int(v) for v in M.flat), (scale << omega_bits) ** 2)
     x_norm = Fraction(sum(int(v) * int(v) for v in numerators.flat), denominator ** 2)
     return SkewCertificate(n, planes, bits, Q, omegas, x_norm, orthogonality, residual,
-                           tolerance, sweeps, seconds + 0.0)
+                           tolerance, sweeps, seconds + 0.0, omega_bits)
