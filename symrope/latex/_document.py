@@ -8,6 +8,7 @@ down to the text width when it would otherwise run into the margin.
 from __future__ import annotations
 
 import platform
+import re
 
 from symrope.latex._escape import check_raw_latex, escape_name, escape_text, pdf_string
 from symrope.latex._render import DEFINES, counterexample_latex, parameters_math, step_sides
@@ -31,6 +32,9 @@ PREAMBLE = r"""\documentclass[11pt]{article}
   \else\usebox{\symropebox}\fi}
 % The margin mark of a step: what kind of evidence stands behind it.
 \newcommand{\stepmark}[2]{\marginpar{\raggedright\footnotesize\textbf{#1}\\[-0.2ex]#2}}
+% Author-written display math: as written when it fits, else its \quad-separated parts stacked.
+\newcommand{\fitorstack}[2]{\sbox{\symropebox}{$\displaystyle #1$}%
+  \ifdim\wd\symropebox>\linewidth\begin{gathered}#2\end{gathered}\else\usebox{\symropebox}\fi}
 \newcommand{\steplabel}[1]{\par\medskip\noindent\textbf{Step #1.}\ }
 % A step's equation: on one line when it fits, else lhs on one line and "= rhs" on the next,
 % each scaled down separately only if it is still too wide.
@@ -58,6 +62,53 @@ def _plural(count: int, noun: str) -> str:
 def _equation(left: str, relation: str, right: str) -> str:
     """An aligned display (LaTeX itself picks one line or two, and scales what still overflows)."""
     return f"\\[\n\\stepeq{{{left}}}{{{relation}}}{{{right}}}\n\\]\n"
+
+
+_SEPARATOR = re.compile(r"\\q?quad(?![A-Za-z])")
+_OPEN = re.compile(r"\\left(?![A-Za-z])|\\begin\{|\{")
+_CLOSE = re.compile(r"\\right(?![A-Za-z])|\\end\{|\}")
+
+
+def split_top_level(latex: str) -> list[str]:
+    r"""Split math at ``\quad`` / ``\qquad`` outside any group, ``\left..\right`` or environment.
+
+    Examples
+    ========
+
+    >>> from symrope.latex._document import split_top_level
+    >>> split_top_level(r"a = b,\quad \left(c \quad d\right),\qquad e^{x \quad y}")
+    ['a = b,', '\\left(c \\quad d\\right),', 'e^{x \\quad y}']
+    """
+    parts, depth, start, position = [], 0, 0, 0
+    while position < len(latex):
+        if latex[position] == "\\" and position + 1 < len(latex) and \
+                not latex[position + 1].isalpha():
+            position += 2  # an escaped character such as \{ opens nothing
+            continue
+        for pattern, change in ((_OPEN, 1), (_CLOSE, -1)):
+            match = pattern.match(latex, position)
+            if match:
+                depth += change
+                position = match.end() - 1
+                break
+        else:
+            match = _SEPARATOR.match(latex, position) if depth == 0 else None
+            if match:
+                parts.append(latex[start:position].strip())
+                start = match.end()
+                position = match.end() - 1
+        position += 1
+    parts.append(latex[start:].strip())
+    return [part for part in parts if part]
+
+
+def _display_fitted(latex: str) -> str:
+    """Author-written display math: one line if it fits, else its parts stacked, each fitted."""
+    parts = split_top_level(latex)
+    if len(parts) < 2:
+        return "\\[\n\\fitmath{" + latex + "}\n\\]\n"
+    stacked = " \\\\ ".join("\\fitmath{" + part + "}" for part in parts)
+    return "\\[\n\\fitorstack{" + latex + "}{" + stacked + "}\n\\]\n"
 
 
 def _mark(step, verdict) -> tuple[str, str]:
@@ -139,13 +190,13 @@ def _theorem_body(report, heading: str, subheading: str) -> str:
     else:
         out = [rf"\{heading}[\texorpdfstring{{{title}}}{{{pdf_string(theorem.name)}}}]{{{title}}}"]
     if theorem.summary:
-        out.append(r"\emph{" + escape_text(theorem.summary) + "}\n")
+        out.append(r"{\raggedright\itshape " + escape_text(theorem.summary) + "\\par}\n")
     # Not hyphenated: the statement is quoted exactly as written (and found by pdftotext).
     out.append(r"\paragraph{Statement.} {\hyphenpenalty=10000\exhyphenpenalty=10000 " +
                escape_text(theorem.statement) + "\\par}\n")
     if theorem.statement_latex:
         latex = check_raw_latex(theorem.statement_latex, f"statement_latex of {theorem.name!r}")
-        out.append("\\[\n\\fitmath{" + latex + "}\n\\]\n")
+        out.append(_display_fitted(latex))
     params = _parameters(theorem)
     if params:
         out.append(r"\paragraph{Parameters.}" + "\n" + params)

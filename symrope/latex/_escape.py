@@ -42,8 +42,8 @@ _TYPOGRAPHY = {"‘": "`", "’": "'", "“": "``", "”": "''", "–": "--", "�
                "\u00a0": "~"}
 
 # Long unbroken words (paths, dotted names) may break after these, so no line overflows.
-_BREAK_AFTER = set("/._-:,=")
-_LONG_WORD = 16
+_BREAK_AFTER = set("/._-:,=)]}^|+*")
+_LONG_WORD = 10
 
 
 def _non_ascii(char: str, *, math: bool) -> str:
