@@ -97,7 +97,7 @@ def main(argv: list[str]) -> int:
         with ThreadPoolExecutor(max_workers=4) as pool:  # each pdflatex is its own process
             pdfs = list(pool.map(lambda p: compile_pdf(p, out_dir), written))
         for pdf in pdfs:
-            print(f"{pdf}", flush=True)
+            print(f"{out_dir / pdf.name}", flush=True)  # as the .tex paths above: under --out
         print(f"compiled {len(pdfs)} PDF(s) in {time.monotonic() - start:.1f} s")
 
     verdicts = {r.verdict for r in reports}
