@@ -61,7 +61,7 @@ def rope_frequencies(d: int, theta) -> list:
     ========
 
     >>> [str(w) for w in rope_frequencies(4, 10000)]
-    ['10000**0', '10000**(-1/2)']
+    ['10000**0', '1/sqrt(10000)']
     >>> [float(w) for w in rope_frequencies(4, 10000)]
     [1.0, 0.01]
     """
@@ -119,6 +119,9 @@ def rope_relative(d=64, theta=10000) -> Theorem:
     q_a, q_b, k_a, k_b = sp.symbols("q_a q_b k_a k_b", real=True)
     frequencies = rope_frequencies(d, base)
     R_s, R_t, R_ts, R_p = (rope_blocks(x, frequencies) for x in (s, t, t - s, p))
+    # Blockwise steps cost time linear in d (the template is proved once, every block is still
+    # keyed and sampled): scale the per-step budget with d.
+    block_budget = 10.0 + d / 32
     thm = Theorem(
         "rope_relative",
         f"For d = {d} and omega_i = theta^(-2i/d) with theta = {base}, let "
@@ -152,13 +155,14 @@ def rope_relative(d=64, theta=10000) -> Theorem:
     thm.check(sp.BlockDiagMatrix(*exponentials), R_p,
               "blockwise exponential; each block e^{p omega_i J} = cos I + sin J (proved once for "
               "a symbolic frequency)", claim="e^{pX} = diag(e^{p omega_i J}) = R_d(p)",
+              budget=block_budget,
               display=(r"\operatorname{diag}\left(e^{p\,\omega_i J}\right)", blocks_display))
 
     # Relative position.
     thm.check(_product(R_s.T, R_t), R_ts,
               "block by block: R(a)^T R(b) = R(b - a) (angle-addition formulas), with "
               "a = s omega_i, b = t omega_i",
-              claim=f"R_d(s)^T R_d(t) = R_d(t - s) (d = {d})",
+              claim=f"R_d(s)^T R_d(t) = R_d(t - s) (d = {d})", budget=block_budget,
               display=(r"R_d(s)^\top R_d(t)", r"R_d(t-s)"))
     pair_q = sp.BlockDiagMatrix(*[sp.ImmutableMatrix([q_a, q_b])] * (d // 2))
     pair_k = sp.BlockDiagMatrix(*[sp.ImmutableMatrix([k_a, k_b])] * (d // 2))
@@ -168,7 +172,7 @@ def rope_relative(d=64, theta=10000) -> Theorem:
               _product(pair_q.T, R_ts, pair_k),
               "each pair's contribution, for symbolic components (q_a, q_b) and (k_a, k_b) of "
               "that pair", claim="(R(s w_i) q_i)^T (R(t w_i) k_i) = q_i^T R((t-s) w_i) k_i "
-                                 "for every pair i",
+                                 "for every pair i", budget=block_budget,
               display=(r"\left((R(s\omega_i)q_i)^\top R(t\omega_i)k_i\right)_i",
                        r"\left(q_i^\top R((t-s)\omega_i)k_i\right)_i"))
     size = sp.Symbol("d", integer=True, positive=True)

@@ -185,12 +185,13 @@ def xpos_damped_rotation(d=8, theta=10000, gamma=sp.Rational(2, 5), scale_base=5
               "per pair: zeta^{s/B} zeta^{-t/B} = zeta^{-(t-s)/B} and R(s w)^T R(t w) = "
               "R((t-s) w)",
               claim=f"xPos: F(s)^T G(t) = diag(zeta_i^((s-t)/B) R((t-s) omega_i)) (d = {d})",
+              budget=10.0 + d / 32,
               display=(r"F(s)^\top G(t)",
                        r"\operatorname{diag}\left(\zeta_i^{(s-t)/B}R((t-s)\omega_i)\right)"))
     thm.check(_product(query(s).T, query(t)), _product(query(s + u).T, query(t + u)),
               "xPos with the query scale on both sides: each pair's score is multiplied by "
               "zeta_i^{2u/B} when both positions shift by u",
               claim="xPos with identical scaling of q and k is translation invariant (false)",
-              expect="refuted",
+              expect="refuted", budget=10.0 + d / 32,
               display=(r"F(s)^\top F(t)", r"F(s+u)^\top F(t+u)"))
     return thm
