@@ -18,7 +18,7 @@ _ASSUMPTIONS = [("linearity", "Linearity: F(s), G(t) are matrices"),
                 ("continuity", "Continuity of H in a real offset")]
 _KNOWN = {"encoding", "assumptions", "generator", "classification"}
 _MAX_ITEMS = 24
-_MAX_DEPTH = 4
+_MAX_DEPTH = 6
 
 
 def _value_tex(value, depth: int = 0) -> str:
@@ -58,24 +58,32 @@ def _assumption_rows(assumptions) -> str:
     if not isinstance(assumptions, dict):
         return _value_tex(assumptions) + "\n"
     out = []
-    names = [key for key, _ in _ASSUMPTIONS] + [k for k in assumptions if
-                                                 k not in dict(_ASSUMPTIONS)]
+    labels = dict(_ASSUMPTIONS)
+    names = [key for key, _ in _ASSUMPTIONS] + [k for k in assumptions if k not in labels]
     for key in names:
         if key not in assumptions:
             continue
-        label = dict(_ASSUMPTIONS).get(key, key)
         entry = assumptions[key]
-        if isinstance(entry, dict):
-            verdict = entry.get("verdict")
-            rest = {k: v for k, v in entry.items() if k not in ("verdict", "counterexample")}
-            counterexample = entry.get("counterexample")
-        else:
-            verdict, rest, counterexample = entry, {}, None
-        out.append(rf"\paragraph{{{escape_text(label)}.}} Verdict: \textbf{{{_value_tex(verdict)}}}.")
+        if not isinstance(entry, dict):
+            entry = {"verdict": entry}
+        label = escape_text(labels.get(key, key))
+        out.append(rf"\paragraph{{{label}.}} Verdict: \textbf{{{_value_tex(entry.get('verdict'))}}}.")
+        if entry.get("evidence") not in (None, ""):
+            out.append(r"{\raggedright Evidence: " + _value_tex(entry["evidence"]) + r"\par}")
+        counterexample = entry.get("counterexample")
         if counterexample not in (None, {}, []):
-            out.append(r"Counterexample: " + _value_tex(counterexample))
+            if isinstance(counterexample, dict) and "summary" in counterexample:
+                out.append(r"{\raggedright Counterexample: " +
+                           _value_tex(counterexample["summary"]) + r"\par}")
+                counterexample = {k: v for k, v in counterexample.items() if k != "summary"}
+            else:
+                out.append("Counterexample:")
+            if counterexample:
+                out.append(r"{\small\raggedright " + _value_tex(counterexample) + r"\par}")
+        rest = {k: v for k, v in entry.items() if k not in ("verdict", "counterexample",
+                                                              "evidence")}
         if rest:
-            out.append(_value_tex(rest))
+            out.append(r"{\small\raggedright " + _value_tex(rest) + r"\par}")
         out.append("")
     return "\n".join(out) + "\n"
 
