@@ -167,7 +167,9 @@ def skew_blocks_rational(n=4, kind="distinct"):
         f"For the {n}x{n} rational skew matrix X ({kind} frequencies), the Q constructed from "
         f"the eigenspaces of X^T X is orthogonal, Q^T X Q = diag(w_i J, 0) with w = "
         f"{sp.sstr(list(omegas))}, and e^{{pX}} = Q diag(R(p w_i), 1) Q^T",
-        hypotheses=["p real"])
+        hypotheses=["p real"],
+        statement_latex=r"Q^\top X Q = \mathrm{diag}(\omega_1 J, \ldots, \omega_k J, 0, \ldots),\quad "
+                        r"e^{pX} = Q\,\mathrm{diag}(R(p\omega_i), 1)\,Q^\top")
     thm.define("X", X, f"H diag(w_i J, 0) H^T for rational Householder reflections H ({kind})")
     thm.define("Q", Q, "planes (v, X v / w) from each eigenspace of X^T X, then an orthonormal "
                "kernel basis; computed from X alone")
@@ -242,20 +244,34 @@ def skew_blocks_certified(n=16, kind="random", seed=0, dps=60, position=10**6, t
         f"(tol = {sp.sstr(sp.Float(tol, 3))}); hence ||e^{{pX}} - Q diag(R(p w_i), 1) Q^T||_2 "
         f"<= 4 tol (1 + |p|)(1 + ||X||_F) for |p| <= {position}. A certified error bound, not "
         "an exact factorisation",
-        hypotheses=["X is the exact matrix given (float64 or rational entries, read exactly)"])
+        hypotheses=["X is the exact matrix given (float64 or rational entries, read exactly)"],
+        statement_latex=r"\lVert Q^\top Q - I\rVert_F \le \mathrm{tol},\ \lVert Q^\top X Q - B\rVert_F "
+                        r"\le \mathrm{tol}\,\lVert X\rVert_F \;\Rightarrow\; \lVert e^{pX} - "
+                        r"Q e^{pB} Q^\top\rVert_2 \le 4\,\mathrm{tol}\,(1 + |p|)(1 + \lVert X\rVert_F)")
+    source = {
+        "random": rf"A - A^\top,\ A \in \mathbb{{R}}^{{{n}\times {n}}}\ \text{{standard normal}}",
+        "repeated": r"H\,\mathrm{diag}(3J, \ldots, J, \ldots, 0)\,H^\top\ \text{(exact)}",
+        "singular": r"H\,\mathrm{diag}(\tfrac{1}{2}J, J, \ldots, 0, \ldots)\,H^\top\ \text{(exact)}",
+    }[kind]
     thm.define("X", sp.Symbol(f"X_{{{n}x{n}}}"),
-               f"{kind} skew matrix, seed {seed}; ||X||_F^2 = {sp.sstr(sp.Float(x_norm_squared, 8))}")
+               f"{kind} skew matrix, seed {seed}; ||X||_F^2 = {sp.sstr(sp.Float(x_norm_squared, 8))}",
+               display=("X", source))
     thm.define("Q, w", sp.Symbol("Q"), f"float64 eigh of iX, refined by {certificate.sweeps} "
                f"Newton sweeps in {certificate.bits}-bit fixed point: {certificate.planes} planes, "
-               f"kernel of dimension {certificate.kernel_dimension}")
+               f"kernel of dimension {certificate.kernel_dimension}",
+               display=(r"Q,\ \omega_i", rf"\text{{dyadic, denominators }} 2^{{{certificate.bits}}}"))
     thm.check(_at_most(_rational(certificate.orthogonality_squared), tol**2), 0,
               "Q^T Q - I computed exactly in integers (Q is dyadic); exact rational comparison",
               claim=f"||Q^T Q - I||_F^2 <= tol^2 (||Q^T Q - I||_F <= "
-                    f"{sp.sstr(sp.Float(_mpf_rational(certificate.orthogonality_bound), 3))})")
+                    f"{sp.sstr(sp.Float(_mpf_rational(certificate.orthogonality_bound), 3))})",
+              display=(r"\max\Bigl(\frac{\lVert Q^\top Q - I\rVert_F^2}{\mathrm{tol}^2} - 1,\ 0\Bigr)",
+                       "0"))
     thm.check(_at_most(_rational(certificate.residual_squared), tol**2 * x_norm_squared), 0,
               "Q^T X Q - B computed exactly (X read exactly, w_i dyadic); exact comparison",
               claim=f"||Q^T X Q - B||_F^2 <= tol^2 ||X||_F^2 (||Q^T X Q - B||_F <= "
-                    f"{sp.sstr(sp.Float(_mpf_rational(certificate.residual_bound), 3))})")
+                    f"{sp.sstr(sp.Float(_mpf_rational(certificate.residual_bound), 3))})",
+              display=(r"\max\Bigl(\frac{\lVert Q^\top X Q - B\rVert_F^2}"
+                       r"{\mathrm{tol}^2 \lVert X\rVert_F^2} - 1,\ 0\Bigr)", "0"))
     thm.cite("an exactly orthogonal U has ||U - Q||_2 <= e1 and ||U^T X U - B||_2 <= eta = "
              "e2 + (max w + e2) d (2 + d), d = e1/(1 - e1); so ||e^{pX} - Q e^{pB} Q^T||_2 <= "
              "|p| eta + e1 (2 + e1)", POLAR_PERTURBATION,
@@ -267,5 +283,8 @@ def skew_blocks_certified(n=16, kind="random", seed=0, dps=60, position=10**6, t
         thm.check(_at_most(bound, stated), 0,
                   "the perturbation bound, evaluated in mpmath interval arithmetic (upper end)",
                   claim=f"|p| eta + e1 (2 + e1) <= 4 tol (1 + |p|)(1 + ||X||_F) at |p| = {where}"
-                        f" (bound = {sp.sstr(sp.Float(bound, 3))})")
+                        f" (bound = {sp.sstr(sp.Float(bound, 3))})",
+                  display=(r"\max\Bigl(\frac{|p|\,\eta + e_1 (2 + e_1)}{4\,\mathrm{tol}\,(1 + |p|)"
+                           r"(1 + \lVert X\rVert_F)} - 1,\ 0\Bigr)_{|p| = " + sp.latex(where) + "}",
+                           "0"))
     return thm
