@@ -275,3 +275,13 @@ def test_certificate_is_relative_to_the_size_of_x(scale):
         for w_scaled, w in zip(small_or_large.omegas, unit.omegas):
             relative = abs(w_scaled / mpmath.mpf(scale) - w) / w
             assert relative < (mpmath.mpf(10) ** -50 if exact else 1e-14)
+
+
+@pytest.mark.parametrize("gap", [Fraction(1, 10**5), Fraction(1, 10**12), Fraction(1, 10**30)])
+def test_close_but_distinct_frequencies_are_separated(gap):
+    # Planes 1e-30 apart: float64 sees one repeated frequency; the certificate resolves both.
+    X = random_skew(12, seed=4, omegas=[1, 1 + gap, 2, 2, 0])
+    certificate = certified_skew_blocks(X)
+    assert certificate.certified and certificate.planes == 4
+    low, high = sorted(certificate.omega_fractions)[:2]
+    assert abs(low - 1) < Fraction(1, 10**55) and abs(high - 1 - gap) < Fraction(1, 10**55)
