@@ -47,7 +47,7 @@ def prove_main(argv: list[str]) -> int:
         report = builder.build(**params).prove(budget=args.budget)
         reports.append(report)
         if not args.json:
-            _print_row(report, first=len(reports) == 1)
+            _print_row(report, width=max(len(b.name) for b in builders), first=len(reports) == 1)
     if args.json:
         dump_json({"theorems": [r.to_dict() for r in reports]})
     else:
@@ -65,11 +65,12 @@ def prove_main(argv: list[str]) -> int:
     return EXIT_PROVED
 
 
-def _print_row(report, first: bool) -> None:
+def _print_row(report, width: int, first: bool) -> None:
+    width = max(width, len("theorem"))
     if first:
-        print(f"{'theorem':<28} {'verdict':<10} {'checked':>7} {'cited':>5} {'time':>8}")
-        print("-" * 62)
-    print(f"{report.theorem.name:<28} {report.verdict:<10} {report.checked_steps:>7} "
+        print(f"{'theorem':<{width}}  {'verdict':<10} {'checked':>7} {'cited':>5} {'time':>8}")
+        print("-" * (width + 34))
+    print(f"{report.theorem.name:<{width}}  {report.verdict:<10} {report.checked_steps:>7} "
           f"{report.cited_lemmas:>5} {report.seconds:>7.2f}s", flush=True)
 
 
