@@ -37,9 +37,13 @@ def _parser() -> ArgumentParser:
     parser.add_argument("--dtype", choices=("bf16", "fp16", "fp32", "fp64"),
                         help="model dtype (default: the implementation's usual dtype)")
     parser.add_argument("--config", metavar="FILE.json", help="an HF config.json to read the schedule from")
-    parser.add_argument("--head-dim", type=int, metavar="N", help="head dimension (default 128)")
+    parser.add_argument("--head-dim", type=int, metavar="N",
+                        help="head dimension; any of --head-dim/--theta/--rope-scaling builds the "
+                             "schedule from these flags (defaults 128, 10000, no scaling) instead "
+                             "of Llama 3.1 8B's")
     parser.add_argument("--theta", type=float, metavar="T", help="rope_theta (default 10000)")
-    parser.add_argument("--rope-scaling", metavar="JSON", help="HF rope_scaling dict as JSON")
+    parser.add_argument("--rope-scaling", metavar="JSON", help="HF rope_scaling dict as JSON, "
+                        "e.g. '{\"rope_type\": \"linear\", \"factor\": 4}'")
     parser.add_argument("--max-position", type=_non_negative_integer("--max-position"), metavar="N",
                         help=f"audit positions 0..N inclusive (default {_DEFAULT_MAX_POSITION})")
     parser.add_argument("--positions", metavar="LIST",

@@ -39,7 +39,7 @@ def plot_audits(results: list[AuditResult], path, title: str | None = None) -> P
         raise UsageError("--plot needs matplotlib: pip install 'symrope[plot]'") from None
     matplotlib.use("Agg", force=True)
     from matplotlib import pyplot
-    from matplotlib.ticker import NullFormatter
+    from matplotlib.ticker import FormatStrFormatter, NullFormatter
 
     path = Path(path)
     if not path.parent.exists():
@@ -55,7 +55,10 @@ def plot_audits(results: list[AuditResult], path, title: str | None = None) -> P
                 axis.step(xs, ys, where="post", label=f"{result.impl} ({result.dtype})")
         axis.set_xscale("log")
         axis.set_yscale("log")
-        axis.yaxis.set_minor_formatter(NullFormatter())   # minor mathtext labels: slow, cluttered
+        low, high = axis.get_ylim()
+        # Minor labels only when the panel spans less than a decade (else they clutter, and
+        # matplotlib's mathtext minor labels are slow); plain text when shown.
+        axis.yaxis.set_minor_formatter(FormatStrFormatter("%.2g") if high < 10 * low else NullFormatter())
         axis.set_title(label, fontsize=10)
         axis.grid(True, which="major", alpha=0.3)
     for axis in axes[1]:

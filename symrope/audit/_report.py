@@ -48,7 +48,7 @@ class AuditReport:
         document["seed"] = self.seed
         document["config_hf"] = self.config
         document["reference"] = {
-            "method": "float64 double-double argument reduction; sample checked with mpmath.iv",
+            "method": "64-bit fixed-point turns, double-double angle, float64 cos/sin; sample checked with mpmath.iv",
             "certified_max_error": self.certificate.max_error,
             "certified_points": self.certificate.points,
             "certified_max_position": self.certificate.max_position,
@@ -76,9 +76,10 @@ class AuditReport:
         cert = self.certificate
         lines.append(f"positions 0..{primary.max_position}" if primary.positions == primary.max_position + 1
                      else f"{primary.positions} chosen positions up to {primary.max_position}")
-        lines[-1] += (f" x {len(primary.frequency_error_per_pair)} pairs; reference error <= "
-                      f"{cert.max_error:.2e} (certified with mpmath.iv on {cert.points} points up to "
-                      f"{cert.max_position})")
+        lines[-1] += f" x {len(primary.frequency_error_per_pair)} pairs"
+        lines.append(f"reference error <= {cert.max_error:.2e} (certified with mpmath.iv on {cert.points} "
+                     f"points up to position {_power_of_two(cert.max_position)}; promised "
+                     f"{REFERENCE_TOLERANCE:g})")
         if primary.amplitude != 1.0:
             lines.append(f"attention factor {primary.amplitude:.6g} (compared against factor x exact)")
         lines += ["", *band_table(primary), ""]
@@ -90,6 +91,10 @@ class AuditReport:
         if self.compared:
             lines += ["", *comparison_table([primary, *self.compared])]
         return "\n".join(lines)
+
+
+def _power_of_two(value: int) -> str:
+    return f"2^{value.bit_length() - 1}" if value > 0 and value & (value - 1) == 0 else str(value)
 
 
 def _cell(value, fmt: str) -> str:
@@ -119,8 +124,8 @@ def summary_lines(result: AuditResult) -> list[str]:
         safe = (f"safe context (|err| <= {result.tolerance:.3g}): at least {result.safe_context} "
                 f"positions (the tolerance holds at every audited position)")
     else:
-        safe = (f"safe context (|err| <= {result.tolerance:.3g}): {result.safe_context} positions "
-                f"(first exceeded at position {result.safe_context})")
+        safe = (f"safe context (|err| <= {result.tolerance:.3g}): {result.safe_context} (the "
+                f"tolerance first fails at position {result.safe_context})")
     return [frequency, safe]
 
 
