@@ -161,3 +161,41 @@ def test_report_dict_has_the_documented_schema():
         assert {"verdict", "counterexample"} <= set(value)
     assert document["generator"] is None and document["classification"] is None
     assert "counterexample: s = " in report.table()
+
+
+@pytest.mark.parametrize("angle, kind, where", [
+    (lambda p: sp.Piecewise((p, p < 2), (p + 1, True)), "jump", "2"),
+    (lambda p: p * sp.sign(p - 3), "value", "3"),  # cos is even: only the value at 3 jumps
+    (lambda p: p + 1 / (p - 5), "undefined", "5"),  # cos(p + 1/(p - 5)): no limit at all
+    (lambda p: sp.ceiling(2 * p) / 3, "jump", "1/2"),
+])
+def test_continuity_refuted_at_the_exact_point(angle, kind, where):
+    report = check(Encoding.from_matrices("broken", lambda p: rotation(angle(p)),
+                                          lambda p: rotation(angle(p))))
+    found = report.assumptions["continuity"].counterexample
+    assert report.assumptions["continuity"].verdict == "refuted"
+    assert found["kind"] == kind and found["position"] == {"p": where}
+
+
+def test_a_pole_in_an_entry_is_refuted_as_a_pole():
+    scaled = lambda p: rotation(p) * (1 + 1 / (p - 5))  # noqa: E731
+    found = check(Encoding.from_matrices("pole", scaled, scaled)).assumptions["continuity"]
+    assert found.verdict == "refuted"
+    assert found.counterexample["kind"] == "pole" and found.counterexample["position"] == {"p": "5"}
+
+
+def test_nonlinear_score_discontinuity_is_found_with_content_vectors():
+    def bucketed(x, p):
+        return sp.Matrix([x[0] + sp.floor(p), x[1]])
+
+    report = check(Encoding("bucket_added", 2, bucketed, bucketed))
+    continuity = report.assumptions["continuity"]
+    assert continuity.verdict == "refuted" and continuity.counterexample["kind"] == "jump"
+    assert "x" in continuity.counterexample and "position" in continuity.counterexample
+
+
+def test_package_is_callable_as_the_top_level_check():
+    import symrope.check as package
+
+    report = package(Encoding.from_matrices("r", rotation, rotation))
+    assert report.verdict == "proved"

@@ -14,7 +14,7 @@ import time
 import sympy as sp
 
 from symrope.engine import PROVED, REFUTED, UNDECIDED, Verdict, verify
-from symrope.errors import UsageError
+from symrope.errors import InternalError, UsageError
 from symrope.check._classify import classify_block, summarise
 from symrope.check._continuity import continuity_obstacle, find_discontinuity
 from symrope.check._encoding import Encoding
@@ -128,7 +128,10 @@ class _Run:
         # xPos's zeta^(d/512)). Not for trigonometric claims, where it splits templates.
         if expand:
             lhs, rhs = _expanded(lhs), _expanded(rhs)
-        verdict = verify(lhs, rhs, budget=self.clock.left())
+        try:
+            verdict = verify(lhs, rhs, budget=self.clock.left())
+        except UsageError as error:  # a dense block above the engine's explicit-size limit
+            return Verdict(UNDECIDED, lhs, rhs, reason=f"a block is too large to decide: {error}")
         if verdict.undecided and _has_sinc(lhs, rhs):
             return _verify_through_sinc(lhs, rhs, verdict, self.clock) or verdict
         return verdict
@@ -234,9 +237,9 @@ class _Run:
 
     def _entry(self, verdict) -> tuple[int, int]:
         entry = verdict.entry or (0, 0)
-        if len(self.blocks) > 1 and len(entry) == 3:
+        if len(entry) == 3:  # (block, row, column) of a BlockDiagMatrix claim
             return self.blocks.original_index(*entry)
-        return self.blocks.original_index(0, *entry[-2:]) if len(self.blocks) == 1 else entry
+        return self.blocks.from_block_order(*entry)
 
     def _basis(self, index: int) -> sp.ImmutableMatrix:
         return sp.ImmutableMatrix(self.encoding.dim, 1, lambda i, j: int(i == index))
@@ -282,7 +285,8 @@ class _Run:
             values = {"p": show(p), "score": show(here), "x_dot_y": show(there)}
         confirm = verify(here, there, budget=self.clock.left())
         if not confirm.refuted:  # the engine's point, replayed through the user's functions
-            raise AssertionError(f"counterexample did not replay: {summary}")
+            raise InternalError(f"encoding {self.encoding.name!r}: the engine's counterexample "
+                                f"did not replay through the user's functions: {summary}")
         return {"summary": summary, **values, "x": f"e_{i}", "y": f"e_{j}",
                 "parameters": {str(k): show(v) for k, v in parameters.items()}}
 

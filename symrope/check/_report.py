@@ -116,11 +116,6 @@ class CheckReport:
 
     __str__ = table
 
-    def _repr_latex_(self) -> str:  # pragma: no cover - notebook display
-        from symrope.latex import check_report_document
-
-        return check_report_document(self)
-
 
 def _generator_lines(generator: dict) -> list[str]:
     lines = []

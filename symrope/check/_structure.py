@@ -55,6 +55,11 @@ class Blocks:
         group = self.groups[block]
         return group[i], group[j]
 
+    def from_block_order(self, i: int, j: int) -> tuple[int, int]:
+        """Original indices of entry ``(i, j)`` of the matrix with the blocks laid out in order."""
+        order = [index for group in self.groups for index in group]
+        return order[i], order[j]
+
     def __len__(self) -> int:
         return len(self.groups)
 
@@ -80,8 +85,19 @@ def block_partition(dim: int, *matrices) -> Blocks:
     return Blocks(tuple(tuple(g) for g in sorted(groups.values())))
 
 
+# Up to this size the engine decides an explicit matrix entry by entry, faster than a
+# BlockDiagMatrix claim (measured in benchmarks/bench_check.py); above it, only blockwise.
+EXPLICIT_SIDE = 64
+
+
 def block_claim(blocks: list):
-    """One matrix claim from diagonal blocks: a BlockDiagMatrix, or the block itself if alone."""
+    """One matrix claim from diagonal blocks, in block order.
+
+    The blocks are multiplied out one by one (never as one dense product); the claim is the
+    explicit block-diagonal matrix up to ``EXPLICIT_SIDE`` rows, a ``BlockDiagMatrix`` above.
+    """
     if len(blocks) == 1:
         return blocks[0]
+    if sum(b.shape[0] for b in blocks) <= EXPLICIT_SIDE:
+        return sp.ImmutableMatrix(sp.diag(*blocks))
     return sp.BlockDiagMatrix(*blocks)
