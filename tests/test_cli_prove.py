@@ -95,3 +95,13 @@ def test_json_document(monkeypatch, capsys):
 def test_python_dash_m_and_version():
     result = run_cli("--version")
     assert result.returncode == 0 and result.stdout.strip()
+
+
+def test_param_values_are_literals_words_or_expressions(monkeypatch, capsys):
+    from symrope.engine._cli import _parse_parameter
+
+    assert _parse_parameter("n=12") == ("n", 12)
+    assert _parse_parameter("explicit=True") == ("explicit", True)
+    assert _parse_parameter("kind=repeated") == ("kind", "repeated")
+    assert _parse_parameter("theta=10**4") == ("theta", sp.Integer(10000))
+    assert main(["prove", "group_law", "--param", "n=2"]) == 0

@@ -175,3 +175,10 @@ def test_bad_input_is_a_usage_error():
         verify(x, x, budget=0)
     with pytest.raises(UsageError, match="too large"):
         verify(sp.zeros(100, 100), sp.zeros(100, 100))
+
+
+def test_tiny_exact_differences_are_refuted_exactly():
+    """1e-74 is below any relative threshold, but an exact nonzero rational needs none."""
+    assert verify(sp.Rational(1, 10**74), 0).refuted
+    verdict = verify(x + sp.Rational(1, 10**74), x)
+    assert verdict.refuted and float(verdict.difference[1]) == pytest.approx(1e-74)

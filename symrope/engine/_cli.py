@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import time
 
 from symrope._cliutil import ArgumentParser, dump_json
 from symrope.errors import UsageError
@@ -11,14 +12,24 @@ EXIT_PROVED, EXIT_REFUTED, EXIT_BAD_INPUT, EXIT_UNDECIDED = 0, 1, 2, 3
 
 
 def _parse_parameter(text: str) -> tuple[str, object]:
+    """``NAME=VALUE``: a Python literal (12, 0.4, True, 'x'), a bare word (a symbolic name such as
+    ``theta`` or a kind such as ``repeated``), or a SymPy expression such as ``10**4`` or ``1/2``."""
+    import ast
+
     import sympy as sp
 
     name, sep, value = text.partition("=")
-    if not sep or not name:
+    if not sep or not name.isidentifier():
         raise UsageError(f"--param takes NAME=VALUE, got {text!r}")
     try:
-        return name, sp.sympify(value, strict=True)
-    except sp.SympifyError:
+        return name, ast.literal_eval(value)
+    except (ValueError, SyntaxError):
+        pass
+    if value.isidentifier():
+        return name, value
+    try:
+        return name, sp.sympify(value)
+    except (sp.SympifyError, SyntaxError, TypeError):
         raise UsageError(f"--param {name}: cannot read {value!r} as a number or expression") from None
 
 
@@ -44,7 +55,9 @@ def prove_main(argv: list[str]) -> int:
         if args.names and set(overrides) - set(builder.defaults):
             raise UsageError(f"theorem {builder.name} has no parameter(s) "
                              f"{', '.join(sorted(set(overrides) - set(builder.defaults)))}")
+        started = time.monotonic()
         report = builder.build(**params).prove(budget=args.budget)
+        report.seconds = time.monotonic() - started  # building can be the work (numeric theorems)
         reports.append(report)
         if not args.json:
             _print_row(report, width=max(len(b.name) for b in builders), first=len(reports) == 1)

@@ -135,9 +135,12 @@ class Evaluation:
     low: object                  # |lhs - rhs| at LOW_DPS digits (mpmath mpf)
     high: object                 # |lhs - rhs| at HIGH_DPS digits
     scale: object                # size of the terms, max(1, |lhs|, |rhs|)
+    exact_nonzero: bool = False  # the difference evaluated to a nonzero rational: no rounding at all
 
     @property
     def clearly_nonzero(self) -> bool:
+        if self.exact_nonzero:
+            return True
         if self.low is None or self.high is None:
             return False
         threshold = self.scale * mpmath.mpf(_NONZERO_RELATIVE)
@@ -163,11 +166,12 @@ def evaluate(lhs, rhs, point: dict, entries: list | None = None) -> list[Evaluat
     results = []
     for index in chosen:
         difference = left[index] - right[index]
+        exact_nonzero = bool(difference.is_Rational and difference != 0)
         sizes = [_magnitude(left[index], 15), _magnitude(right[index], 15)]
         scale = max([mpmath.mpf(1)] + [s for s in sizes if s is not None])
         low = _magnitude(difference, LOW_DPS)
         negligible = low is not None and low <= scale * mpmath.mpf(10) ** (-(LOW_DPS - 5))
         high = low if negligible else _magnitude(difference, HIGH_DPS)
         entry = divmod(index, cols) if shape else None
-        results.append(Evaluation(point, entry, low, high, scale))
+        results.append(Evaluation(point, entry, low, high, scale, exact_nonzero))
     return results
