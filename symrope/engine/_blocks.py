@@ -208,11 +208,11 @@ def claim_key(claim: BlockClaim, memo: dict, facts: dict) -> str:
     return " ".join(keyer.out)
 
 
-def expression_key(expr, memo: dict, facts: dict) -> str:
-    """:func:`claim_key` for a single scalar expression."""
+def expression_key(expr, memo: dict, facts: dict) -> tuple[str, int]:
+    """:func:`claim_key` for a single scalar expression, with the number of constant slots."""
     keyer = _Keyer(memo, facts)
     keyer.expression(expr)
-    return " ".join(keyer.out)
+    return " ".join(keyer.out), len(keyer.slots)
 
 
 class _Abstractor:

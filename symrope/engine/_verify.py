@@ -233,19 +233,22 @@ def _decide_entries(run: _Run, clock, entries: list[_Entry]):
         else:
             pending.append(entry)
     memo, facts = {}, {}
-    groups: dict[str, list[_Entry]] = {}
+    groups: dict[tuple, list[_Entry]] = {}
     for entry in pending:
         groups.setdefault(expression_key(entry.difference, memo, facts), []).append(entry)
     for members in groups.values():
         refutation = _probe(run, members[0], _PROBE_POINTS)
         if refutation:
             return refutation
-    for members in groups.values():
+    for (_, slots), members in groups.items():
         if len(members) == 1:
             continue
         clock.check()
-        template = abstract_constants(members[0].difference, memo)
-        method = _rewrite_to_zero(template, clock, TEMPLATE_STRATEGIES)
+        if slots:
+            template = abstract_constants(members[0].difference, memo)
+            method = _rewrite_to_zero(template, clock, TEMPLATE_STRATEGIES)
+        else:  # no constants: the members are one expression, decided once with everything
+            method = _rewrite_to_zero(members[0].difference, clock)
         if method:
             for entry in members:
                 entry.verdict = PROVED
