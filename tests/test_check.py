@@ -199,3 +199,33 @@ def test_package_is_callable_as_the_top_level_check():
 
     report = package(Encoding.from_matrices("r", rotation, rotation))
     assert report.verdict == "proved"
+
+
+def test_classification_of_growth_long_jordan_chains_and_unknown_signs():
+    from symrope.check._classify import classify_block
+
+    (growth,) = classify_block(sp.Matrix([[sp.Rational(1, 3)]]), (0,))
+    assert growth["kind"] == "growth" and growth["rate"] == sp.Rational(1, 3)
+    (chain,) = classify_block(sp.Matrix([[0, 1, 0], [0, 0, 1], [0, 0, 0]]), (0, 1, 2))
+    assert chain["kind"] == "nilpotent_shear" and chain["chains"] == [3]
+    mixed = classify_block(sp.Matrix([[2, 1, 0], [0, 2, 0], [0, 0, 2]]), (0, 1, 2))
+    assert [(m["kind"], m["chains"]) for m in mixed] == [("jordan", [2, 1])]
+    a = sp.Symbol("a", real=True)
+    (unknown,) = classify_block(sp.Matrix([[a]]), (0,))
+    assert unknown["kind"] == "exponential"  # the sign of a is not known: no decay/growth claim
+
+
+def test_zoo_command_reports_mismatches(monkeypatch, capsys):
+    from symrope.check import _zoo
+    from symrope.check._cli import main
+
+    small = {name: _zoo.ZOO[name] for name in ("nope", "q_rotated_only")}
+    monkeypatch.setattr(_zoo, "ZOO", small)
+    assert main(["--zoo"]) == 0
+    out = capsys.readouterr().out
+    assert "nope" in out and "4 zero; skew" in out and "P R R P" in out
+    wrong = _zoo.ZooEntry("nope", "NoPE, wrongly expected refuted", small["nope"].build,
+                          ("refuted",) * 4)
+    monkeypatch.setattr(_zoo, "ZOO", {"nope": wrong})
+    assert main(["--zoo"]) == 1
+    assert "MISMATCH" in capsys.readouterr().out
