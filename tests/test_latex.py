@@ -78,6 +78,18 @@ def test_block_diagonal_of_64_rotations_is_shown_as_diag_with_ellipsis():
     assert text.count(r"\begin{matrix}") == 3  # first two blocks and the last one
 
 
+def test_d_4096_is_printed_by_its_block_structure_quickly():
+    import time
+
+    # 2048 blocks of 2x2, as RoPE at d = 4096 (integer entries keep building it cheap).
+    rope = sp.BlockDiagMatrix(*[sp.ImmutableMatrix([[i, -1], [1, i]]) for i in range(2048)])
+    start = time.monotonic()
+    text = math_latex(rope)
+    assert time.monotonic() - start < 2  # three blocks are printed, not 2048
+    assert text.count(r"\begin{matrix}") == 3
+    assert text.endswith(r"\ldots,\ " + math_latex(rope.diag[-1]) + r"\right)")
+
+
 def test_no_explicit_matrix_above_8x8_is_printed():
     dense = sp.Matrix(16, 16, lambda i, j: sp.Symbol(f"a_{i}_{j}"))
     text = math_latex(dense)

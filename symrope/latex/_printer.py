@@ -14,6 +14,7 @@ __all__ = ["SafeLatexPrinter", "math_latex", "MAX_EXPLICIT_SIDE", "MAX_LATEX_CHA
 MAX_EXPLICIT_SIDE = 8      # explicit matrices up to 8x8 are printed entry by entry
 MAX_LATEX_CHARS = 2500     # longer expressions are summarised rather than printed
 _SHOWN_BLOCKS = 2          # diag(B_0, B_1, ..., B_last) for long block diagonals
+_MAX_SCANNED_SIDE = 64
 
 # Names SymPy may typeset itself: letters and digits, with _sub / ^super parts and primes.
 _SAFE_NAME = re.compile(r"[A-Za-z][A-Za-z0-9]*([_^][A-Za-z0-9]+)*'*")
@@ -41,7 +42,9 @@ class SafeLatexPrinter(LatexPrinter):
         rows, cols = expr.shape
         if rows <= MAX_EXPLICIT_SIDE and cols <= MAX_EXPLICIT_SIDE:
             return super()._print_MatrixBase(expr)
-        blocks = _diagonal_blocks(expr)
+        # Block structure is looked for up to 64x64 (the largest explicit matrix the engine
+        # accepts); beyond that scanning every entry would cost more than it shows.
+        blocks = _diagonal_blocks(expr) if max(rows, cols) <= _MAX_SCANNED_SIDE else None
         if blocks is not None:
             return self._diag(blocks)
         return _shape_summary(expr)
