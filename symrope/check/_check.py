@@ -444,8 +444,11 @@ class _Run:
                                                for g, x_b in zip(self.blocks.groups, Xk)]}
                      for name, Xk in zip(names, X)],
             "exponential": {"verdict": status, "evidence": (
-                "H(0) = I and dH/dd = X H(d), so H(d) = exp(d X) by uniqueness of solutions of "
-                "linear ODEs" if status == PROVED else "; ".join(v.explain() for v in ode))},
+                ("H(0) = I and dH/dd = X H(d), so H(d) = exp(d X) by uniqueness of solutions of "
+                 "linear ODEs" if len(X) == 1 else
+                 "H(0) = I and dH/dd_k = X_k H(d) on every axis: with commuting X_k this is "
+                 "exp(sum_k d_k X_k) by uniqueness of solutions of linear ODEs")
+                if status == PROVED else "; ".join(v.explain() for v in ode))},
         }
         skew = [self._verify(block_claim([x_b + x_b.T for x_b in Xk]),
                              block_claim([sp.zeros(*x_b.shape) for x_b in Xk])) for Xk in X]

@@ -123,9 +123,11 @@ def _generator_lines(generator: dict) -> list[str]:
         blocks = axis["blocks"]
         shown = ", ".join(f"{b['indices']}: {b['matrix']}" for b in blocks[:3])
         more = f", ... ({len(blocks)} blocks)" if len(blocks) > 3 else ""
-        lines.append(f"generator X{axis['axis'] if len(generator['axes']) > 1 else ''} = "
-                     f"H'(0), block diagonal: {shown}{more}")
-    lines.append(f"  H(d) = exp(d X): {generator['exponential']['verdict']} "
+        several = len(generator["axes"]) > 1
+        name = f"X_{axis['axis']} = dH/dd_{axis['axis']}(0)" if several else "X = H'(0)"
+        lines.append(f"generator {name}, block diagonal: {shown}{more}")
+    form = "exp(sum_k d_k X_k)" if len(generator["axes"]) > 1 else "exp(d X)"
+    lines.append(f"  H(d) = {form}: {generator['exponential']['verdict']} "
                  f"({generator['exponential']['evidence']})")
     skew = generator["pure_rotation"]
     lines.append(f"  pure rotation (X skew-symmetric): {skew['verdict']}"
