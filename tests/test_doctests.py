@@ -1,4 +1,5 @@
-"""Every docstring example in ``symrope/`` runs as a test, and so does the docs' tutorial.
+"""Every docstring example in ``symrope/`` runs as a test, and so do the docs' tutorial
+examples (``pycon`` blocks) and the command output pasted there (``console`` blocks).
 
 Modules are found on disk (not by importing the package), one test per module; a module whose
 optional dependency (torch, transformers, matplotlib) is missing is skipped, any other import
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import doctest
 import importlib
+import os
 import re
 from pathlib import Path
 
@@ -93,3 +95,40 @@ def test_the_walk_finds_the_subsystems():
     names = _module_names()
     for expected in ["symrope.engine._verify", "symrope.latex._escape", "symrope.testing"]:
         assert expected in names
+
+
+_TIMES = re.compile(r"\d+\.\d+ ?s\b")
+
+
+def _console_blocks(path: Path) -> list[tuple[str, str]]:
+    """(command, expected output) of each ``$ symrope ...`` console block that shows output."""
+    found = []
+    text = path.read_text(encoding="utf-8")
+    for block in re.findall(r"^```console\n(.*?)^```", text, flags=re.MULTILINE | re.DOTALL):
+        lines = block.rstrip("\n").splitlines()
+        if len(lines) > 1 and lines[0].startswith("$ symrope ") and \
+                not any(line.startswith("$") for line in lines[1:]):
+            found.append((lines[0][2:], "\n".join(lines[1:])))
+    return found
+
+
+@pytest.mark.parametrize("page", MARKDOWN_PAGES)
+def test_documentation_console_output_is_real(page, tmp_path):
+    """Pasted command output must still be what the command prints (times aside)."""
+    import shlex
+    import subprocess
+    import sys
+
+    blocks = _console_blocks(ROOT / page)
+    assert blocks, f"{page} shows no command output"
+    for command, expected in blocks:
+        if "--pdf" in command:
+            from test_latex_support import require_tool
+
+            require_tool("pdflatex")
+        argv = [sys.executable, "-m", "symrope", *shlex.split(command)[1:]]
+        result = subprocess.run(argv, capture_output=True, text=True, cwd=tmp_path,
+                                env={**os.environ, "PYTHONPATH": str(ROOT)},
+                                timeout=300)
+        got = _TIMES.sub("<time>", result.stdout.rstrip("\n"))
+        assert got == _TIMES.sub("<time>", expected), f"{command}\n--- got ---\n{result.stdout}"
