@@ -13,7 +13,7 @@ import time
 
 import sympy as sp
 
-from symrope.engine import PROVED, REFUTED, UNDECIDED, Verdict, verify
+from symrope.engine import PROVED, REFUTED, UNDECIDED, BudgetExhausted, Verdict, deadline, verify
 from symrope.errors import InternalError, UsageError
 from symrope.check._classify import classify_block, summarise
 from symrope.check._continuity import continuity_obstacle, find_discontinuity
@@ -88,19 +88,36 @@ def check(encoding: Encoding, budget: float = 60.0) -> CheckReport:
     linearity = run.linearity()
     if linearity.verdict == PROVED:
         results = [linearity, run.linear_translation(), run.linear_identity(),
-                   run.linear_continuity()]
+                   _bounded(run.linear_continuity, clock)]
     else:
         results = [linearity, run.score_translation(), run.score_identity(),
-                   run.score_continuity()]
+                   _bounded(run.score_continuity, clock)]
     report = CheckReport(encoding.name, encoding.dim, encoding.position_dims,
                          {r.name: r for r in results})
     if report.verdict == PROVED:
-        report.generator, report.classification = run.generator()
+        try:
+            with deadline(clock.left()):
+                report.generator, report.classification = run.generator()
+        except BudgetExhausted:
+            report.notes.append(f"the time budget of {budget:g} s ran out while classifying "
+                                "the generator")
     elif linearity.verdict != PROVED:
         report.notes.append("not linear: decided on the score query(x, s)^T key(y, t) for "
                             "symbolic content vectors x, y")
     report.seconds = clock.elapsed()
     return report
+
+
+def _bounded(decide, clock) -> AssumptionResult:
+    """Continuity searches call SymPy's solver and limits: keep them inside the budget."""
+    start = time.monotonic()
+    try:
+        with deadline(clock.left()):
+            return decide()
+    except BudgetExhausted:
+        return AssumptionResult("continuity", UNDECIDED, "the time budget ran out while "
+                                "searching for a discontinuity",
+                                seconds=time.monotonic() - start)
 
 
 def _axes(position) -> tuple:
@@ -308,7 +325,7 @@ class _Run:
         axes = list(_axes(self.p))
         obstacles = []
         for name, matrix in (("F", self.F), ("G", self.G)):
-            for (i, j), value in matrix.todok().items():
+            for (i, j), value in sorted(matrix.todok().items(), key=lambda item: item[0]):
                 obstacle = continuity_obstacle(value, axes)
                 if obstacle is not None:
                     obstacles.append((name, i, j, value, obstacle))

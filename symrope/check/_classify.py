@@ -53,7 +53,8 @@ def classify_block(X: sp.Matrix, indices: tuple[int, ...]) -> list[dict]:
     normal = (X * X.T - X.T * X).applyfunc(sp.expand).is_zero_matrix
     found = []
     seen = set()
-    for eigenvalue, multiplicity in _eigenvalues(X).items():
+    eigenvalues = sorted(_eigenvalues(X).items(), key=lambda item: sp.default_sort_key(item[0]))
+    for eigenvalue, multiplicity in eigenvalues:
         real, imag = sp.expand(sp.re(eigenvalue)), sp.expand(sp.im(eigenvalue))
         if imag.is_negative:
             continue  # its conjugate carries the pair

@@ -27,7 +27,7 @@ def jacobian(vector, x) -> sp.ImmutableMatrix:
     entries = {}
     for i in range(dim_out):
         expression = vector[i]
-        for symbol in expression.free_symbols & index.keys():
+        for symbol in sorted(expression.free_symbols & index.keys(), key=index.get):
             derivative = sp.diff(expression, symbol)
             if derivative != 0:
                 entries[(i, index[symbol])] = derivative
