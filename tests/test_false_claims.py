@@ -112,6 +112,20 @@ FALSE_CLAIMS = {
 
 
 def _explicit(value):
+    """An explicit Matrix for a (block) matrix expression, multiplied out factor by factor."""
+    if isinstance(value, sp.MatrixBase):
+        return sp.Matrix(value)
+    if isinstance(value, sp.MatMul):
+        result = None
+        for factor in value.args:
+            factor = _explicit(factor) if isinstance(factor, (sp.MatrixBase, sp.MatrixExpr)) \
+                else factor
+            result = factor if result is None else result * factor
+        return sp.Matrix(result)
+    if isinstance(value, sp.Transpose):
+        return _explicit(value.arg).T
+    if isinstance(value, sp.Inverse):
+        return _explicit(value.arg).inv()
     if isinstance(value, sp.MatrixExpr):
         return sp.Matrix(value.as_explicit())
     return value
@@ -123,11 +137,8 @@ def independent_difference(lhs, rhs, point) -> float:
     scalars = {k: v for k, v in point.items() if not isinstance(k, sp.MatrixSymbol)}
     values = []
     for side in (lhs, rhs):
-        side = sp.sympify(side)
-        if matrices:
-            side = side.xreplace(matrices).doit()
-        side = _explicit(side)
-        values.append(side.xreplace(scalars) if scalars else side)
+        side = _explicit(sp.sympify(side).xreplace(scalars).xreplace(matrices))
+        values.append(side)
     difference = values[0] - values[1]
     entries = list(difference) if isinstance(difference, sp.MatrixBase) else [difference]
     return max(float(abs(sp.N(entry, 30))) for entry in entries)
