@@ -31,6 +31,8 @@ MATHLIB_GENERATOR = ("Lean Mathlib, OneParameterSubgroup.existsUnique_generator 
                      "unique X")
 HAMEL_CAUCHY = ("G. Hamel, 'Eine Basis aller Zahlen und die unstetigen Loesungen der "
                 "Funktionalgleichung f(x+y) = f(x) + f(y)', Math. Ann. 60 (1905) 459-462")
+HALL_ONE_PARAMETER = ("B. C. Hall, Lie Groups, Lie Algebras, and Representations, 2nd ed. (2015), "
+                      "Thm. 2.14 and its proof (continuous one-parameter subgroups)")
 MEAN_VALUE = ("mean value theorem (e.g. W. Rudin, Principles of Mathematical Analysis, 3rd ed., "
               "Thm. 5.11): a function with zero derivative on an interval is constant")
 EXP_SERIES = ("the exponential series converges absolutely and may be differentiated term by "
@@ -96,7 +98,7 @@ def exponential_form(n=3) -> Theorem:
     >>> from symrope.theorems import get_theorem
     >>> report = get_theorem("exponential_form").build().prove()
     >>> report.verdict, report.cited_lemmas
-    ('proved', 4)
+    ('proved', 5)
 
     References
     ==========
@@ -120,7 +122,11 @@ def exponential_form(n=3) -> Theorem:
                     "H is continuous (assumption 4)"],
         statement_latex=r"H \text{ continuous},\ H(a+b) = H(a)H(b),\ H(0) = I \implies "
                         r"H(\delta) = e^{\delta X},\ X = H'(0)")
-    thm.cite("A = int_0^e H(u) du is invertible for some e > 0", MATHLIB_GENERATOR,
+    thm.cite("a continuous one-parameter subgroup H of GL(n, R) is differentiable and "
+             "H(d) = exp(dX) for a unique X", MATHLIB_GENERATOR,
+             "the analytic lemma this theorem rests on; the steps below check its algebraic and "
+             "calculus skeleton where SymPy can")
+    thm.cite("A = int_0^e H(u) du is invertible for some e > 0", HALL_ONE_PARAMETER,
              "A / e -> H(0) = I as e -> 0 by continuity, and the invertible matrices are open")
     thm.define("A", "int_0^e H(u) du", "the integral of H over [0, e], entrywise")
     thm.define("Hd, He, Hde, H0, dHd, dH0", "H(d), H(e), H(d+e), H(0), H'(d), H'(0)",
