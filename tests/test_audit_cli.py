@@ -152,3 +152,21 @@ def test_plot_writes_a_png(capsys, tmp_path):
 def test_plot_into_a_missing_folder_is_a_usage_error(capsys, tmp_path):
     code, out, err = run(capsys, "--plot", str(tmp_path / "nope" / "a.png"), *SMALL)
     assert_one_line_error(code, err, "nope")
+
+
+def test_real_transformers_class_through_the_cli(capsys, tmp_path):
+    pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({"model_type": "llama", "hidden_size": 256, "num_attention_heads": 4,
+                                "rope_theta": 10000.0, "max_position_embeddings": 4096}))
+    code, out, err = run(capsys, "--impl", "hf-transformers", "--config", str(path), "--compare", "hf",
+                         "--dtype", "fp32", "--json", "--no-fix", *SMALL)
+    assert code == 0, err
+    document = json.loads(out)
+    assert document["impl"] == "hf-transformers" and document["dtype"] == "fp32"
+    # the step-by-step model of the same code path must measure the same table
+    real = [band["max_abs_error"] for band in document["bands"]]
+    modelled = [band["max_abs_error"] for band in document["compare"][0]["bands"]]
+    assert real == pytest.approx(modelled, rel=0.05)
+
