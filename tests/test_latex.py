@@ -270,3 +270,16 @@ def test_report_markdown_escapes_names_and_keeps_the_math(nasty_report, sample_r
     # statement, definition, three checks, counterexample: one display each
     assert page.count("$$") == 2 * 6
     assert r"✓ machine\-checked" in page and "cited lemma" in page
+
+
+def test_markdown_page_shows_a_hostile_name_literally(nasty_report):
+    markdown_it = pytest.importorskip("markdown_it")  # comes with myst-parser (docs extra)
+    dollarmath = pytest.importorskip("mdit_py_plugins.dollarmath")
+    parser = markdown_it.MarkdownIt("commonmark").use(dollarmath.dollarmath_plugin)
+    tokens = parser.parse(report_markdown(nasty_report))
+    heading = tokens[tokens.index(next(t for t in tokens if t.type == "heading_open")) + 1]
+    assert heading.children and all(child.type == "text" for child in heading.children)
+    assert "".join(child.content for child in heading.children) == NASTY
+    inline_math = [c for t in tokens if t.children for c in t.children if "math" in c.type]
+    assert inline_math == []  # "$x$" in the name did not become math
+    assert sum(t.type == "math_block" for t in tokens) == 6  # the displays are math blocks
