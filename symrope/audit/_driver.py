@@ -365,15 +365,22 @@ class _Run:
         scaled_cos, scaled_sin = exact_cos * amplitude, exact_sin * amplitude
         error = np.abs(cos - scaled_cos)
         np.maximum(error, np.abs(sin - scaled_sin), out=error)
-        ulps = np.maximum(ulps_between(cos_native, scaled_cos, cos), ulps_between(sin_native, scaled_sin, sin))
         delta = phase_error(cos, sin, exact_cos, exact_sin)
-        amp = amplitude_error(cos, sin, amplitude)
         if finite is not None:
             error[~finite] = np.inf
-            ulps = np.where(finite, ulps.astype(np.float64), np.inf)
             delta[~finite] = 0.0
-            amp[~finite] = np.inf
-        return _Chunk(positions, _complex(cos, sin), error, ulps, delta, amp, finite, cos_native.dtype)
+        return _Chunk(positions, _complex(cos, sin), error, delta, finite, cos_native, sin_native,
+                      cos, sin, scaled_cos, scaled_sin)
+
+    def _measure_more(self, chunk: "_Chunk") -> tuple[np.ndarray, np.ndarray]:
+        """ulps and amplitude error (on the main thread: it balances the worker's load)."""
+        ulps = np.maximum(ulps_between(chunk.cos_native, chunk.scaled_cos, chunk.cos),
+                          ulps_between(chunk.sin_native, chunk.scaled_sin, chunk.sin))
+        amp = amplitude_error(chunk.cos, chunk.sin, self.schedule.amplitude)
+        if chunk.finite is not None:
+            ulps = np.where(chunk.finite, ulps.astype(np.float64), np.inf)
+            amp[~chunk.finite] = np.inf
+        return ulps, amp
 
     def _consume(self, pending, keep_pos, keep_table, bar):
         chunk = pending.result()
@@ -403,8 +410,8 @@ class _Run:
 
     def _fold(self, chunk: "_Chunk"):
         """Fold one measured chunk into the per-band, per-pair accumulators (in position order)."""
-        positions, error, ulps, wrapped, amp, finite = (chunk.positions, chunk.error, chunk.ulps,
-                                                       chunk.delta, chunk.amp, chunk.finite)
+        positions, error, wrapped, finite = chunk.positions, chunk.error, chunk.delta, chunk.finite
+        ulps, amp = self._measure_more(chunk)
         delta = wrapped
         if self.stream.contiguous:
             # Unwrap along consecutive positions so a steady frequency error keeps growing past pi.
@@ -445,11 +452,11 @@ class _Run:
         per_position = error.max(axis=1)
         if self.first_unsafe is None:
             if self.tolerance is None:
-                self.tolerance = 2 * machine_epsilon(chunk.native_dtype)
+                self.tolerance = 2 * machine_epsilon(chunk.cos_native.dtype)
             unsafe = np.flatnonzero(~(per_position <= self.tolerance))
             if unsafe.size:
                 self.first_unsafe = int(positions[unsafe[0]])
-        self.native_dtype = chunk.native_dtype
+        self.native_dtype = chunk.cos_native.dtype
         self._fine_max(positions, "max_abs_error", per_position)
         self._fine_max(positions, "max_phase_error", magnitude.max(axis=1))
         self._fine_max(positions, "amplitude_error", amp.max(axis=1))
@@ -575,16 +582,19 @@ class _Run:
 
 @dataclass
 class _Chunk:
-    """One chunk's elementwise measurements, shape (positions, pairs) unless noted."""
+    """One chunk's table and elementwise measurements, shape (positions, pairs)."""
 
     positions: np.ndarray
     table: np.ndarray          # cos + i sin, float64 parts
     error: np.ndarray          # max(|cos - a cos_exact|, |sin - a sin_exact|)
-    ulps: np.ndarray           # max of the two components' ulp distances
     delta: np.ndarray          # phase error wrapped to (-pi, pi]
-    amp: np.ndarray            # amplitude error
     finite: np.ndarray | None  # None when every entry is finite
-    native_dtype: np.dtype
+    cos_native: np.ndarray     # the table in its own dtype
+    sin_native: np.ndarray
+    cos: np.ndarray            # ... in float64 (non-finite entries zeroed)
+    sin: np.ndarray
+    scaled_cos: np.ndarray     # a * exact
+    scaled_sin: np.ndarray
 
 
 class _Done:
