@@ -126,6 +126,8 @@ def summary_lines(result: AuditResult) -> list[str]:
     else:
         safe = (f"safe context (|err| <= {result.tolerance:.3g}): {result.safe_context} (the "
                 f"tolerance first fails at position {result.safe_context})")
+    if result.positions != result.max_position + 1:
+        safe += "; only the chosen positions were audited"
     return [frequency, safe]
 
 
