@@ -232,13 +232,13 @@ def test_zoo_command_reports_mismatches(monkeypatch, capsys):
 
 
 def test_sinc_claims_extend_by_continuity_only_when_the_zeros_are_thin():
-    from symrope.check._check import _Clock, _verify_through_sinc
+    from symrope.check._claims import Clock, _verify_through_sinc
     from symrope.engine import verify
 
     p = sp.Symbol("p", real=True)
     claim = (sp.Matrix([[sp.sinc(p) * p]]), sp.Matrix([[sp.sin(p)]]))
-    proved = _verify_through_sinc(*claim, verify(*claim, budget=5), _Clock(20))
+    proved = _verify_through_sinc(*claim, verify(*claim, budget=5), Clock(20))
     assert proved.proved and proved.method.startswith("sinc(u) = sin(u)/u")
     # exp(p) never vanishes, but exp(p)**2 is not a polynomial: the density argument declines
     thick = (sp.Matrix([[sp.sinc(sp.exp(p)) * sp.exp(p)]]), sp.Matrix([[sp.sin(sp.exp(p))]]))
-    assert _verify_through_sinc(*thick, verify(*thick, budget=5), _Clock(20)) is None
+    assert _verify_through_sinc(*thick, verify(*thick, budget=5), Clock(20)) is None

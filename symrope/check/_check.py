@@ -13,29 +13,16 @@ import time
 
 import sympy as sp
 
-from symrope.engine import PROVED, REFUTED, UNDECIDED, BudgetExhausted, Verdict, deadline, verify
+from symrope.engine import PROVED, REFUTED, UNDECIDED, BudgetExhausted, deadline, verify
 from symrope.errors import InternalError, UsageError
-from symrope.check._classify import classify_block, summarise
+from symrope.check._claims import Clock, decide, methods
 from symrope.check._continuity import continuity_obstacle, find_discontinuity
 from symrope.check._encoding import Encoding
 from symrope.check._report import AssumptionResult, CheckReport, show
+from symrope.check._generator import generator
 from symrope.check._structure import block_claim, block_partition, content_vector, jacobian
 
 __all__ = ["check"]
-
-_MIN_STEP_BUDGET = 0.5
-
-
-class _Clock:
-    def __init__(self, budget: float):
-        self.start = time.monotonic()
-        self.budget = budget
-
-    def elapsed(self) -> float:
-        return time.monotonic() - self.start
-
-    def left(self) -> float:
-        return max(self.budget - self.elapsed(), _MIN_STEP_BUDGET)
 
 
 def check(encoding: Encoding, budget: float = 60.0) -> CheckReport:
@@ -83,7 +70,7 @@ def check(encoding: Encoding, budget: float = 60.0) -> CheckReport:
         raise UsageError(f"check() takes an Encoding, got {type(encoding).__name__}")
     if isinstance(budget, bool) or not isinstance(budget, (int, float)) or not budget > 0:
         raise UsageError(f"budget must be a positive number of seconds, got {budget!r}")
-    clock = _Clock(float(budget))
+    clock = Clock(float(budget))
     run = _Run(encoding, clock)
     linearity = run.linearity()
     if linearity.verdict == PROVED:
@@ -97,7 +84,7 @@ def check(encoding: Encoding, budget: float = 60.0) -> CheckReport:
     if report.verdict == PROVED:
         try:
             with deadline(clock.left()):
-                report.generator, report.classification = run.generator()
+                report.generator, report.classification = generator(run)
         except BudgetExhausted:
             report.notes.append(f"the time budget of {budget:g} s ran out while classifying "
                                 "the generator")
@@ -131,7 +118,7 @@ def _pack(symbols: tuple, template):
 class _Run:
     """The state of one check: symbols, the user's vectors, and (when linear) F, G and blocks."""
 
-    def __init__(self, encoding: Encoding, clock: _Clock):
+    def __init__(self, encoding: Encoding, clock: Clock):
         self.encoding, self.clock = encoding, clock
         dim = encoding.dim
         self.x, self.y = content_vector("x", dim), content_vector("y", dim)
@@ -140,18 +127,7 @@ class _Run:
 
     # ---------------------------------------------------------------- helpers
     def _verify(self, lhs, rhs, expand: bool = False):
-        # Expanding first is an equivalence; it lets entries that agree term by term be seen
-        # as identical instead of being sampled at 30 and 60 digits (slow for powers like
-        # xPos's zeta^(d/512)). Not for trigonometric claims, where it splits templates.
-        if expand:
-            lhs, rhs = _expanded(lhs), _expanded(rhs)
-        try:
-            verdict = verify(lhs, rhs, budget=self.clock.left())
-        except UsageError as error:  # a dense block above the engine's explicit-size limit
-            return Verdict(UNDECIDED, lhs, rhs, reason=f"a block is too large to decide: {error}")
-        if verdict.undecided and _has_sinc(lhs, rhs):
-            return _verify_through_sinc(lhs, rhs, verdict, self.clock) or verdict
-        return verdict
+        return decide(lhs, rhs, self.clock, expand)
 
     def _at(self, matrix, position, values) -> sp.ImmutableMatrix:
         mapping = dict(zip(_axes(position), _axes(values)))
@@ -205,7 +181,7 @@ class _Run:
             return AssumptionResult(
                 "linearity", PROVED,
                 f"query = F(p) x and key = G(p) x with F, G free of x "
-                f"({_methods(verdicts)}); {len(self.blocks)} diagonal block(s) of size "
+                f"({methods(verdicts)}); {len(self.blocks)} diagonal block(s) of size "
                 f"{'/'.join(map(str, sizes))}", verdicts=verdicts,
                 seconds=time.monotonic() - start)
         return self._linearity_claim(start, verdicts)
@@ -240,7 +216,7 @@ class _Run:
                 undecided = undecided or verdict
         if undecided is None:
             return AssumptionResult("linearity", PROVED,
-                                    f"q(a x + b y) = a q(x) + b q(y) ({_methods(verdicts[-2:])})",
+                                    f"q(a x + b y) = a q(x) + b q(y) ({methods(verdicts[-2:])})",
                                     verdicts=verdicts, seconds=time.monotonic() - start)
         return AssumptionResult("linearity", UNDECIDED, undecided.reason, verdicts=verdicts,
                                 seconds=time.monotonic() - start)
@@ -438,115 +414,9 @@ class _Run:
                                 "cannot establish, and no discontinuity was found at its "
                                 "candidate points", seconds=time.monotonic() - start)
 
-    # ---------------------------------------------------------------- generator
-    def generator(self):
-        axes_p = _axes(self.p)
-        offsets = tuple(sp.Symbol(f"d{k}" if len(axes_p) > 1 else "d", real=True)
-                        for k in range(len(axes_p)))
-        offset = _pack(offsets, self.p)
-        zero = _pack(tuple(sp.Integer(0) for _ in axes_p), self.p)
-        Fb, Gb = self.blocks.restrict(self.F), self.blocks.restrict(self.G)
-        H = [sp.ImmutableMatrix((self._at(f, self.p, zero).T * self._at(g, self.p, offset))
-                                .applyfunc(sp.expand)) for f, g in zip(Fb, Gb)]
-        at_zero = dict(zip(offsets, [0] * len(offsets)))
-        X = [[sp.ImmutableMatrix(h.diff(d).xreplace(at_zero).applyfunc(sp.expand)) for h in H]
-             for d in offsets]
-        ode = [self._verify(block_claim([h.diff(d) for h in H]),
-                            block_claim([x_b * h for x_b, h in zip(Xk, H)]), expand=True)
-               for d, Xk in zip(offsets, X)]
-        status = _combine(ode)
-        names = [str(a) for a in axes_p]
-        generator = {
-            "axes": [{"axis": name, "blocks": [{"indices": list(g), "matrix": show(x_b)}
-                                               for g, x_b in zip(self.blocks.groups, Xk)]}
-                     for name, Xk in zip(names, X)],
-            "exponential": {"verdict": status, "evidence": (
-                ("H(0) = I and dH/dd = X H(d), so H(d) = exp(d X) by uniqueness of solutions of "
-                 "linear ODEs" if len(X) == 1 else
-                 "H(0) = I and dH/dd_k = X_k H(d) on every axis: with commuting X_k this is "
-                 "exp(sum_k d_k X_k) by uniqueness of solutions of linear ODEs")
-                if status == PROVED else "; ".join(v.explain() for v in ode))},
-        }
-        skew = [self._verify(block_claim([x_b + x_b.T for x_b in Xk]),
-                             block_claim([sp.zeros(*x_b.shape) for x_b in Xk])) for Xk in X]
-        generator["pure_rotation"] = {"verdict": _combine(skew)}
-        if len(X) > 1:
-            pairs = [(a, b) for a in range(len(X)) for b in range(a + 1, len(X))]
-            commute = [self._verify(block_claim([xa * xb for xa, xb in zip(X[a], X[b])]),
-                                    block_claim([xb * xa for xa, xb in zip(X[a], X[b])]))
-                       for a, b in pairs]
-            generator["commute"] = {"verdict": _combine(commute)}
-        classification = {}
-        for name, Xk in zip(names, X):
-            behaviours = []
-            for group, x_b in zip(self.blocks.groups, Xk):
-                behaviours += classify_block(x_b, group)
-            classification[name] = summarise(behaviours)
-        return generator, classification
-
-
-def _expanded(side):
-    if isinstance(side, sp.BlockDiagMatrix):
-        return sp.BlockDiagMatrix(*[sp.ImmutableMatrix(b).applyfunc(sp.expand) for b in side.diag])
-    if isinstance(side, sp.MatrixBase):
-        return sp.ImmutableMatrix(side).applyfunc(sp.expand)
-    return sp.expand(side)
-
-
-def _blocks_of(side) -> list:
-    if isinstance(side, sp.BlockDiagMatrix):
-        return [sp.ImmutableMatrix(b) for b in side.diag]
-    return [side]
-
-
-def _has_sinc(*sides) -> bool:
-    return any(block.has(sp.sinc) for side in sides for block in _blocks_of(side))
-
-
-def _verify_through_sinc(lhs, rhs, verdict, clock):
-    """Prove ``lhs = rhs`` off the zeros of every ``sinc`` argument, then extend by continuity.
-
-    With ``sinc(u) = sin(u)/u`` for ``u != 0`` the claim is decided by the engine on the set
-    where no argument vanishes. That set is dense when each ``u**2`` is a nonzero polynomial
-    (its zero set has empty interior), and two functions continuous everywhere (shown by
-    structure) that agree on a dense set agree everywhere.
-    """
-    blocks = _blocks_of(lhs) + _blocks_of(rhs)
-    arguments = {node.args[0] for block in blocks for node in block.atoms(sp.sinc)}
-    variables = set().union(*(block.free_symbols for block in blocks))
-    for u in arguments:
-        square = sp.expand(u ** 2)
-        if square == 0 or not square.is_polynomial(*variables):
-            return None
-    if any(continuity_obstacle(entry, variables) is not None
-           for block in blocks for entry in block):
-        return None
-    expanded = [sp.ImmutableMatrix(b.replace(sp.sinc, lambda u: sp.sin(u) / u)) for b in blocks]
-    half = len(_blocks_of(lhs))
-    off_zeros = verify(block_claim(expanded[:half]), block_claim(expanded[half:]),
-                       budget=clock.left())
-    if not off_zeros.proved:
-        return None
-    return Verdict(PROVED, lhs, rhs, method="sinc(u) = sin(u)/u where u != 0 and continuity where u = 0 (a set with "
-                   f"empty interior); {off_zeros.method}",
-                   seconds=verdict.seconds + off_zeros.seconds,
-                   cross_checks=off_zeros.cross_checks)
-
-
-def _combine(verdicts) -> str:
-    statuses = {v.status for v in verdicts}
-    if REFUTED in statuses:
-        return REFUTED
-    return UNDECIDED if UNDECIDED in statuses else PROVED
-
-
-def _methods(verdicts) -> str:
-    return "; ".join(sorted({v.method.split(";")[0].split(",")[0] for v in verdicts if v.method}))
-
-
 def _proved_evidence(verdict, text: str) -> str:
     if verdict.proved:
-        return f"{text} ({_methods([verdict])})"
+        return f"{text} ({methods([verdict])})"
     if verdict.undecided:
         return verdict.reason
     return text

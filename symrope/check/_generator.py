@@ -1,0 +1,71 @@
+"""The generator of a relative encoding: ``X = H'(0)`` per axis, ``H(d) = e^{dX}``, classification.
+
+Everything is decided block by block in the partition found by ``_structure``.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from symrope.engine import PROVED
+from symrope.check._claims import combine
+from symrope.check._classify import classify_block, summarise
+from symrope.check._report import show
+from symrope.check._structure import block_claim
+
+__all__ = ["generator"]
+
+
+def _axes(position) -> tuple:
+    return position if isinstance(position, tuple) else (position,)
+
+
+def _pack(symbols: tuple, template):
+    return symbols if isinstance(template, tuple) else symbols[0]
+
+
+def generator(run):
+    """Generators, the check of ``H(d) = e^{dX}``, skewness, commutation, classification."""
+    axes_p = _axes(run.p)
+    offsets = tuple(sp.Symbol(f"d{k}" if len(axes_p) > 1 else "d", real=True)
+                    for k in range(len(axes_p)))
+    offset = _pack(offsets, run.p)
+    zero = _pack(tuple(sp.Integer(0) for _ in axes_p), run.p)
+    Fb, Gb = run.blocks.restrict(run.F), run.blocks.restrict(run.G)
+    H = [sp.ImmutableMatrix((run._at(f, run.p, zero).T * run._at(g, run.p, offset))
+                            .applyfunc(sp.expand)) for f, g in zip(Fb, Gb)]
+    at_zero = dict(zip(offsets, [0] * len(offsets)))
+    X = [[sp.ImmutableMatrix(h.diff(d).xreplace(at_zero).applyfunc(sp.expand)) for h in H]
+         for d in offsets]
+    ode = [run._verify(block_claim([h.diff(d) for h in H]),
+                        block_claim([x_b * h for x_b, h in zip(Xk, H)]), expand=True)
+           for d, Xk in zip(offsets, X)]
+    status = combine(ode)
+    names = [str(a) for a in axes_p]
+    result = {
+        "axes": [{"axis": name, "blocks": [{"indices": list(g), "matrix": show(x_b)}
+                                           for g, x_b in zip(run.blocks.groups, Xk)]}
+                 for name, Xk in zip(names, X)],
+        "exponential": {"verdict": status, "evidence": (
+            ("H(0) = I and dH/dd = X H(d), so H(d) = exp(d X) by uniqueness of solutions of "
+             "linear ODEs" if len(X) == 1 else
+             "H(0) = I and dH/dd_k = X_k H(d) on every axis: with commuting X_k this is "
+             "exp(sum_k d_k X_k) by uniqueness of solutions of linear ODEs")
+            if status == PROVED else "; ".join(v.explain() for v in ode))},
+    }
+    skew = [run._verify(block_claim([x_b + x_b.T for x_b in Xk]),
+                         block_claim([sp.zeros(*x_b.shape) for x_b in Xk])) for Xk in X]
+    result["pure_rotation"] = {"verdict": combine(skew)}
+    if len(X) > 1:
+        pairs = [(a, b) for a in range(len(X)) for b in range(a + 1, len(X))]
+        commute = [run._verify(block_claim([xa * xb for xa, xb in zip(X[a], X[b])]),
+                                block_claim([xb * xa for xa, xb in zip(X[a], X[b])]))
+                   for a, b in pairs]
+        result["commute"] = {"verdict": combine(commute)}
+    classification = {}
+    for name, Xk in zip(names, X):
+        behaviours = []
+        for group, x_b in zip(run.blocks.groups, Xk):
+            behaviours += classify_block(x_b, group)
+        classification[name] = summarise(behaviours)
+    return result, classification
