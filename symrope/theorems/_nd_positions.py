@@ -103,7 +103,8 @@ def nd_noncommuting_generators_not_relative() -> Theorem:
     Lx = sp.Matrix([[0, 0, 0], [0, 0, -1], [0, 1, 0]])
     thm = Theorem("nd_noncommuting_generators_not_relative",
                   "for X1 = L_z, X2 = L_x: G(s)^T G(t) != G(t - s) for some s, t",
-                  hypotheses=["G(r) = exp(r1 L_z + r2 L_x)"])
+                  hypotheses=["G(r) = exp(r1 L_z + r2 L_x)"],
+                  statement_latex=r"[L_z, L_x] \neq 0,\quad G(s)^{\mathsf T} G(t) \neq G(t - s)")
     thm.define("G(r)", so3_exponential(r1, r2),
                "Rodrigues: I + sinc(|r|) K + sinc(|r|/2)^2 K^2 / 2 with K = r1 L_z + r2 L_x")
     thm.check(Lz * Lx, Lx * Lz, "so(3) is not abelian: [L_z, L_x] = L_y", expect="refuted",

@@ -117,7 +117,9 @@ def schedule_keeps_relative(rope_type="llama3", d=64) -> Theorem:
     omega = _frequencies(rope_type, d)
     thm = Theorem("schedule_keeps_relative",
                   f"{rope_type} frequencies (d = {d}): R(s)^T R(t) = R(t - s) and R(p)^T R(p) = I",
-                  hypotheses=["the frequencies do not depend on the position or the length"])
+                  hypotheses=["the frequencies do not depend on the position or the length"],
+                  statement_latex=r"R_\omega(s)^{\mathsf T} R_\omega(t) = R_\omega(t - s),\quad "
+                                  r"R_\omega(p)^{\mathsf T} R_\omega(p) = I")
     thm.define("omega_i", sp.Matrix(omega), f"the audited {rope_type} schedule "
                "(symrope.schedules.inv_freq, exact)")
     thm.check(rotation(s * w).T * rotation(t * w), rotation((t - s) * w),
@@ -161,7 +163,9 @@ def length_dependent_schedule_not_relative(rope_type="dynamic", d=8) -> Theorem:
     thm = Theorem("length_dependent_schedule_not_relative",
                   f"{rope_type}: R_{long}(s)^T R_{short}(t) is not a function of t - s",
                   hypotheses=[f"key cached at sequence length {short}",
-                              f"query computed at sequence length {long}"])
+                              f"query computed at sequence length {long}"],
+                  statement_latex=rf"R_{{{long}}}(s)^{{\mathsf T}} R_{{{short}}}(t) \neq "
+                                  rf"R_{{{long}}}(0)^{{\mathsf T}} R_{{{short}}}(t - s)")
     thm.define(f"omega({short})", sp.Matrix(before), "the schedule at the first length")
     thm.define(f"omega({long})", sp.Matrix(after), "the schedule at the second length")
     thm.check(sp.Matrix(before), sp.Matrix(after), "the schedule changes with the length",
@@ -205,7 +209,9 @@ def yarn_attention_factor_scales_identity(d=8) -> Theorem:
     thm = Theorem("yarn_attention_factor_scales_identity",
                   f"YaRN (factor 4, d = {d}): with m = {sp.sstr(m)} on q and k, "
                   "F(s)^T G(t) = m^2 R(t - s) and H(0) = m^2 I != I",
-                  hypotheses=["cos and sin multiplied by the attention factor m"])
+                  hypotheses=["cos and sin multiplied by the attention factor m"],
+                  statement_latex=r"(mR(s))^{\mathsf T}(mR(t)) = m^2 R(t - s),\quad "
+                                  r"H(0) = m^2 I \neq I")
     thm.define("m", m, "YaRN's attention factor 0.1 ln(factor) + 1 (symrope.schedules)")
     thm.check(_products(s, t, omega, m, m), _blocks(t - s, omega, m ** 2),
               "a uniform scalar commutes with everything: still relative",
