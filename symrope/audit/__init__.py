@@ -10,8 +10,9 @@ See ``README.md`` in this folder for the layout. Torch is never imported here: t
 transformers class lives in ``symrope.audit._hf`` and is loaded only for ``--impl hf-transformers``.
 """
 
-from symrope.audit._driver import (AuditOptions, AuditResult, BandSummary, ExactSchedule,
-                                   Implementation, as_implementation, audit, exact_schedule)
+from symrope.audit._driver import audit
+from symrope.audit._results import (AuditOptions, AuditResult, BandSummary, ExactSchedule,
+                                    Implementation, as_implementation, exact_schedule)
 from symrope.audit._metrics import (amplitude_error, bits_of_error, log_bands, machine_epsilon,
                                     ordinal, phase_error, random_query_key_weights, round_to,
                                     rotary_scores, ulps_between)

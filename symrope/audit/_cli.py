@@ -10,7 +10,8 @@ from pathlib import Path
 import numpy as np
 
 from symrope._cliutil import ArgumentParser, dump_json
-from symrope.audit._driver import AuditOptions, audit, exact_schedule
+from symrope.audit._driver import audit
+from symrope.audit._results import AuditOptions, exact_schedule
 from symrope.audit._models import MODELS, get_model
 from symrope.audit._reference import MAX_POSITION, REFERENCE_TOLERANCE
 from symrope.audit._report import AuditReport

@@ -5,7 +5,7 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-from symrope.audit._driver import AuditResult
+from symrope.audit._results import AuditResult
 from symrope.errors import UsageError
 
 _PANELS = (  # (key in AuditResult.fine, title)

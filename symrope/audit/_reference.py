@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import mpmath
 import numpy as np
 
-from symrope.errors import InternalError, UsageError
+from symrope.errors import UsageError
 
 #: Largest position the fast reference handles (positions are exact in float64 below 2**53).
 MAX_POSITION = 2**53 - 1

@@ -6,7 +6,7 @@ import platform
 import textwrap
 from dataclasses import dataclass, field
 
-from symrope.audit._driver import AuditResult
+from symrope.audit._results import AuditResult
 from symrope.audit._reference import REFERENCE_TOLERANCE, Certificate
 
 #: Bumped whenever a key of the JSON document changes meaning or disappears.

@@ -1,0 +1,155 @@
+"""What an audit is about and what it returns: the implementation, the options, the exact
+schedule, and the per-band results (the streaming itself is in ``_driver.py``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import mpmath
+import numpy as np
+
+from symrope.audit._models import ImplModel, get_model
+from symrope.audit._reference import Certificate, Reference, certification_sample
+from symrope.errors import UsageError
+from symrope.schedules import RopeConfig, attention_factor, inv_freq
+
+_REFERENCE_PREC = 256
+
+
+@dataclass(frozen=True)
+class Implementation:
+    """Anything audited: a built-in model, a user's function, or the real HF class.
+
+    ``table(positions, config, dtype, seq_len)`` returns ``(cos, sin)`` of shape (n, pairs).
+    ``user_supplied`` implementations get bad output reported as a UsageError (exit 2).
+    """
+
+    name: str
+    table: Callable[..., Any]
+    summary: str = ""
+    explanation: str = ""
+    fix: str | None = None
+    default_dtype: str = "fp32"
+    user_supplied: bool = True
+
+
+def as_implementation(target) -> Implementation:
+    """Wrap a built-in model name, an :class:`ImplModel`, or any object with ``.table``."""
+    if isinstance(target, Implementation):
+        return target
+    if isinstance(target, str):
+        target = get_model(target)
+    if isinstance(target, ImplModel):
+        return Implementation(name=target.name, table=target.table, summary=target.summary,
+                              explanation=target.explanation, fix=target.fix,
+                              default_dtype=target.default_dtype, user_supplied=False)
+    if not callable(getattr(target, "table", None)):
+        raise UsageError(f"{target!r} is not an implementation (it has no table method)")
+    return Implementation(name=str(getattr(target, "name", repr(target))), table=target.table,
+                          summary=str(getattr(target, "summary", "") or ""),
+                          explanation=str(getattr(target, "explanation", "") or ""),
+                          fix=getattr(target, "fix", None),
+                          default_dtype=str(getattr(target, "default_dtype", None) or "fp32"))
+
+
+@dataclass
+class AuditOptions:
+    """What to audit and how; the defaults are the CLI's defaults.
+
+    ``max_position`` is inclusive (the default, ``2**20 - 1``, is the last position of a
+    1M-token context). ``positions`` (sorted, unique) replaces ``0..max_position`` when given.
+    ``tolerance`` (absolute error in cos/sin) defaults to two ulps of 1.0 in the audited dtype.
+    """
+
+    max_position: int = 2**20 - 1
+    positions: np.ndarray | None = None
+    dtype: str | None = None
+    tolerance: float | None = None
+    seed: int = 0
+    offsets: tuple[int, ...] = (1, 32, 1024)
+    vectors: int = 4
+    shift_window: int = 32
+    chunk: int = 8192
+    seq_len: int | None = None
+    progress: bool | None = None
+
+
+@dataclass(frozen=True)
+class ExactSchedule:
+    """The exact frequencies and attention factor of a config, with the fast reference on them."""
+
+    reference: Reference
+    amplitude: float
+    omegas: np.ndarray
+
+    def certify(self, max_position: int, count: int = 24, seed: int = 0) -> Certificate:
+        return self.reference.certify(certification_sample(max_position, count, seed))
+
+
+def exact_schedule(config: RopeConfig, seq_len: int | None = None) -> ExactSchedule:
+    """Evaluate the schedule in mpmath at 256 bits and build the fast reference on it."""
+    with mpmath.workprec(_REFERENCE_PREC):
+        omegas = inv_freq(config, "mpmath", seq_len)
+        amplitude = attention_factor(config, "mpmath", seq_len)
+        reference = Reference(list(omegas), precision_bits=_REFERENCE_PREC)
+        return ExactSchedule(reference, float(amplitude), reference.omegas_float)
+
+
+@dataclass
+class BandSummary:
+    """One position band ``[lo, hi]`` (inclusive). Errors are absolute, phases in radians."""
+
+    lo: int
+    hi: int
+    positions: int
+    max_abs_error: float
+    max_bits_error: float
+    max_phase_error: float
+    phase_noise: float
+    frequency_drift: float
+    amplitude_error: float
+    invariance_violation: float | None
+    shift_violation: float | None
+    nonfinite: int
+    worst_pair: int
+    dominant: str
+
+
+@dataclass
+class AuditResult:
+    """Everything one audit measured; :meth:`to_dict` is the JSON record."""
+
+    impl: str
+    summary: str
+    explanation: str
+    fix: str | None
+    dtype: str
+    config: str
+    max_position: int
+    positions: int
+    tolerance: float
+    amplitude: float
+    bands: list[BandSummary]
+    frequency_error: float | None
+    frequency_error_per_pair: list[float]
+    frequency_error_stderr: list[float]
+    safe_context: int
+    safe_context_is_lower_bound: bool
+    offsets: tuple[int, ...]
+    seconds: float
+    fine: dict[str, list] = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        record = {key: getattr(self, key) for key in (
+            "impl", "summary", "dtype", "config", "max_position", "positions", "tolerance",
+            "amplitude", "frequency_error", "frequency_error_per_pair", "frequency_error_stderr",
+            "safe_context",
+            "safe_context_is_lower_bound", "explanation", "fix", "seconds")}
+        record["offsets"] = list(self.offsets)
+        record["bands"] = [dict(vars(band)) for band in self.bands]
+        return record
+
+    def worst(self, key: str) -> float:
+        values = [getattr(band, key) for band in self.bands if getattr(band, key) is not None]
+        return max(values) if values else float("nan")
