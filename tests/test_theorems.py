@@ -58,7 +58,8 @@ def test_exponential_form_cites_mathlib_and_hamel(reports):
 
 
 def test_group_law_uses_opaque_matrices_not_examples(reports):
-    steps = [r for r in reports["group_law"].results if r.step.kind == CHECKED]
+    steps = [r for r in reports["group_law"].results
+             if r.step.kind == CHECKED and r.step.expect == PROVED]
     assert all(r.step.lhs.atoms(sp.MatrixSymbol) for r in steps)
     assert any(r.verdict.method == "matrix algebra" for r in steps)
 
@@ -165,3 +166,22 @@ def test_bad_parameters_get_one_line_errors(name, params, message):
     with pytest.raises(UsageError, match=message) as error:
         get_theorem(name).build(**params)
     assert "\n" not in str(error.value)
+
+
+def test_cli_proves_a_theorem_as_json(capsys):
+    """Also guards the JSON of a refutation (its entry index must be plain ints)."""
+    from symrope.cli import main
+
+    assert main(["prove", "group_law", "--json"]) == 0
+    document = __import__("json").loads(capsys.readouterr().out)
+    (entry,) = document["theorems"]
+    assert entry["name"] == "group_law" and entry["verdict"] == "proved"
+    assert entry["checked_steps"] == 8 + 1  # eight proved steps and one expected refutation
+
+
+def test_cli_rejects_an_odd_head_dimension_in_one_line(capsys):
+    from symrope.cli import main
+
+    assert main(["prove", "rope_relative", "--param", "d=7"]) == 2
+    error = capsys.readouterr().err.strip()
+    assert "\n" not in error and "even" in error

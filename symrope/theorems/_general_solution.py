@@ -140,7 +140,7 @@ def general_solution(n=3) -> Theorem:
               assumptions=[sp.Eq(_product(C, X.T), -_product(C, X))])
 
     # Both conditions are needed.
-    thm.check(C.I.T, C, "a random invertible integer matrix is not orthogonal",
+    thm.check(entries.inv().T, entries, "a generic invertible matrix is not orthogonal",
               claim="C^{-T} = C for every invertible C (false)", expect="refuted")
     thm.check(exponential_of(rotation_example.T, -p), exponential_of(rotation_example, p),
               "the decay factor: e^{-lambda p} on one side, e^{lambda p} on the other",
