@@ -96,3 +96,39 @@ def test_latex_output_is_written(user_file, tmp_path, capsys):
     assert main([f"{user_file}:mine", "--latex", str(target)]) == 0
     tex = target.read_text()
     assert "\\begin{document}" in tex and "mine" in tex
+
+
+def _console_block(text: str, command: str) -> list[str]:
+    """The lines a docs ``console`` block shows after ``$ command``, up to the next prompt."""
+    lines = text.splitlines()
+    start = lines.index(f"$ {command}") + 1
+    end = next(i for i in range(start, len(lines)) if lines[i].startswith("$ "))
+    return lines[start:end]
+
+
+@pytest.mark.parametrize("name, code", [("draft", 1), ("my_encoding", 0)])
+def test_docs_page_shows_the_real_output(name, code, capsys):
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    page = (root / "docs" / "check.md").read_text()
+    target = f"docs/examples/my_encoding.py:{name}"
+    assert main([str(root / "docs" / "examples" / "my_encoding.py") + f":{name}"]) == code
+    timing = re.compile(r" \([0-9.]+ s\)$")
+    printed = [timing.sub("", line) for line in capsys.readouterr().out.splitlines()]
+    shown = [timing.sub("", line) for line in _console_block(page, f"symrope check {target}")]
+    assert printed == shown
+
+
+def test_docs_page_python_example_runs():
+    import doctest
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parent.parent / "docs" / "check.md").read_text()
+    page = page.replace("```", "\n")  # fences end the expected output
+    test = doctest.DocTestParser().get_doctest(page, {}, "check.md", "docs/check.md", 0)
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    runner.run(test)
+    assert runner.summarize(verbose=False).attempted >= 5
+    assert runner.summarize(verbose=False).failed == 0
