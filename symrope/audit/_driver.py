@@ -25,6 +25,7 @@ from symrope.errors import InternalError, SymropeError, UsageError
 from symrope.schedules import RopeConfig
 
 _FINE_BINS_PER_OCTAVE = 8
+_PHASE_LOST = 0.5   # rad of residual phase noise beyond which a pair's frequency fit means nothing
 
 __all__ = ["AuditOptions", "AuditResult", "BandSummary", "ExactSchedule", "Implementation",
            "as_implementation", "audit", "exact_schedule"]
@@ -401,14 +402,18 @@ class _Run:
         # counts as measured only when it stands four standard errors above the phase noise.
         spread = np.maximum(residual.sum(axis=0), 0) / np.maximum(self.n_valid.sum(axis=0) - 1, 1)
         stderr = np.sqrt(spread / np.where(total_pp > 0, total_pp, np.inf)) / omegas
-        resolved = np.abs(relative) > 4 * stderr
+        # A pair whose phase is lost (residual noise of radians in some band: the unwrapping
+        # then random-walks) has no meaningful frequency; neither does one buried in noise.
+        resolved = (np.abs(relative) > 4 * stderr) & (noise.max(axis=0) < _PHASE_LOST)
         resolved_slope = np.where(resolved, np.abs(slope), 0.0)
         amplitude = self.schedule.amplitude
         summaries = []
         for band, (lo, hi) in enumerate(self.bands):
             drift = float(resolved_slope.max() * hi)
-            components = {"frequency": amplitude * drift,
-                          "phase noise": amplitude * float(noise[band].max()),
+            # What each component can do to cos/sin: a phase error phi moves them by at most
+            # 2 |sin(phi / 2)| <= min(phi, 2).
+            components = {"frequency": amplitude * min(drift, 2.0),
+                          "phase noise": amplitude * min(float(noise[band].max()), 2.0),
                           "amplitude": float(self.max_amp[band].max())}
             invariance = self.invariance[band]
             summaries.append(BandSummary(
