@@ -1,4 +1,6 @@
-"""The seed article's derivation (theorems 1-4, 6, 7) over a parameter grid: ``pytest proofs/seed_theorems.py``.
+"""The seed article's derivation (theorems 1-4, 6, 7) over a parameter grid.
+
+Run with ``pytest proofs/seed_theorems.py``.
 
 Each ``@proof`` point is one pytest item that passes only when the theorem is *proved* (every
 checked step got its expected verdict: refutation steps included). Head dimensions 2 to 128

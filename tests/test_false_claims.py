@@ -51,8 +51,10 @@ k_vec = sp.Matrix(sp.symbols("k0:4", real=True))
 
 FALSE_CLAIMS = {
     # Angle addition and rotations.
-    "sin addition with a wrong sign": (sp.sin(a + b), sp.sin(a) * sp.cos(b) - sp.cos(a) * sp.sin(b)),
-    "cos addition with a wrong sign": (sp.cos(a + b), sp.cos(a) * sp.cos(b) + sp.sin(a) * sp.sin(b)),
+    "sin addition with a wrong sign": (sp.sin(a + b),
+                                       sp.sin(a) * sp.cos(b) - sp.cos(a) * sp.sin(b)),
+    "cos addition with a wrong sign": (sp.cos(a + b),
+                                       sp.cos(a) * sp.cos(b) + sp.sin(a) * sp.sin(b)),
     "cos^2 - sin^2 = 1": (sp.cos(x) ** 2 - sp.sin(x) ** 2, 1),
     "R(s)^T R(t) = R(s - t)": (rotation(s).T * rotation(t), rotation(s - t)),
     "R(s) R(t)^T = R(t - s)": (rotation(s) * rotation(t).T, rotation(t - s)),

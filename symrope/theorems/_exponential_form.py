@@ -40,7 +40,7 @@ EXP_SERIES = ("the exponential series converges absolutely and may be differenti
               "and Representations, 2nd ed. (2015), Prop. 2.3)")
 
 
-_SCALE = sp.Symbol("x", real=True)
+_SCALE = sp.Dummy("x", real=True)
 _EXPONENTIALS: dict = {}
 
 
@@ -110,9 +110,9 @@ def exponential_form(n=3) -> Theorem:
     identity = sp.Identity(size)
     u, v, d, e = sp.symbols("u v d e", real=True)
     h = sp.Function("h")
-    H_d, H_e, H_de, H_0, A, X, dH_d, dH_0, E, dE, E_pos = [
+    H_d, H_e, H_de, H_0, A, X, dH_d, E, dE, E_pos = [
         sp.MatrixSymbol(name, size, size) for name in
-        ("Hd", "He", "Hde", "H0", "A", "X", "dHd", "dH0", "Em", "dEm", "Ep")]
+        ("Hd", "He", "Hde", "H0", "A", "X", "dHd", "Em", "dEm", "Ep")]
     thm = Theorem(
         "exponential_form",
         "If d -> H(d) is a continuous map from the reals to invertible n x n matrices with "
@@ -129,7 +129,7 @@ def exponential_form(n=3) -> Theorem:
     thm.cite("A = int_0^e H(u) du is invertible for some e > 0", HALL_ONE_PARAMETER,
              "A / e -> H(0) = I as e -> 0 by continuity, and the invertible matrices are open")
     thm.define("A", "int_0^e H(u) du", "the integral of H over [0, e], entrywise")
-    thm.define("Hd, He, Hde, H0, dHd, dH0", "H(d), H(e), H(d+e), H(0), H'(d), H'(0)",
+    thm.define("Hd, He, Hde, H0, dHd", "H(d), H(e), H(d+e), H(0), H'(d)",
                f"opaque {size} x {size} matrices")
 
     # The calculus, on one entry h of H (integrals and derivatives of matrices act entrywise).

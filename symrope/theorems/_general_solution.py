@@ -1,4 +1,4 @@
-"""Theorem 3: the general solution ``G(p) = C e^{pX}``, ``F(p) = C^{-T} e^{-pX^T}``; F = G iff rotations.
+"""Theorem 3: the general solution ``G = C e^{pX}``, ``F = C^{-T} e^{-pX^T}``; F = G iff rotations.
 
 * The pair satisfies the assumptions: ``F(s)^T G(t) = e^{(t-s)X} = H(t - s)`` and ``H(0) = I``.
 * ``F = G`` for all ``p`` **iff** ``C`` is orthogonal and ``X`` is skew-symmetric:

@@ -74,9 +74,9 @@ def group_law(n=3) -> Theorem:
     """
     size = matrix_size(n)
     identity = sp.Identity(size)
-    F_s, F_t, G_s, G_t, G_0, G_a, G_b, G_ab, H_a, H_b, H_ab, H_neg, H_0 = [
+    F_s, F_t, G_s, G_t, G_0, G_a, G_b, G_ab, H_a, H_b, H_ab, H_neg = [
         sp.MatrixSymbol(name, size, size) for name in
-        ("Fs", "Ft", "Gs", "Gt", "G0", "Ga", "Gb", "Gab", "Ha", "Hb", "Hab", "Hma", "H0")]
+        ("Fs", "Ft", "Gs", "Gt", "G0", "Ga", "Gb", "Gab", "Ha", "Hb", "Hab", "Hma")]
     thm = Theorem(
         "group_law",
         "Let F, G map real positions to invertible n x n matrices with F(s)^T G(t) = H(t - s) "
@@ -91,7 +91,7 @@ def group_law(n=3) -> Theorem:
                         r"H(t-s) = G(s)^{-1}G(t),\ H(a+b) = H(a)H(b),\ H(-a) = H(a)^{-1}")
     thm.define("G0, Ga, Gb, Gab, Gs, Gt", "G(0), G(a), G(b), G(a+b), G(s), G(t)",
                f"opaque invertible {size} x {size} matrices: nothing about their entries is used")
-    thm.define("Ha, Hb, Hab, Hma, H0", "H(a), H(b), H(a+b), H(-a), H(0)",
+    thm.define("Ha, Hb, Hab, Hma", "H(a), H(b), H(a+b), H(-a)",
                "the relative-offset matrices, also opaque")
 
     # F(t)^T = G(t)^{-1}.

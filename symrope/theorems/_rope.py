@@ -27,7 +27,7 @@ from symrope.theorems._matrix_exponential import J
 
 __all__ = ["rope_relative", "rope_frequencies", "rope_blocks"]
 
-_SCALE = sp.Symbol("x", real=True)
+_SCALE = sp.Dummy("x", real=True)
 
 
 def _product(*factors):

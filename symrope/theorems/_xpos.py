@@ -168,7 +168,8 @@ def xpos_damped_rotation(d=8, theta=10000, gamma=sp.Rational(2, 5), scale_base=5
 
     # xPos per pair.
     thm.check(zeta ** (p / scale_base), sp.exp(p * sp.log(zeta) / scale_base),
-              "definition of a real power of a positive number", claim="zeta^(p/B) = e^(p ln(zeta)/B)")
+              "definition of a real power of a positive number",
+              claim="zeta^(p/B) = e^(p ln(zeta)/B)")
     scales = xpos_scales(d, gamma)
     frequencies = rope_frequencies(d, base)
     query = lambda position: _scaled_blocks(position, 1, scales, frequencies, scale_base)  # noqa
