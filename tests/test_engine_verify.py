@@ -182,3 +182,19 @@ def test_tiny_exact_differences_are_refuted_exactly():
     assert verify(sp.Rational(1, 10**74), 0).refuted
     verdict = verify(x + sp.Rational(1, 10**74), x)
     assert verdict.refuted and float(verdict.difference[1]) == pytest.approx(1e-74)
+
+
+def test_a_counterexample_must_satisfy_the_hypotheses():
+    """Commuting X1, X2 make (sX1 + X2)(tX1 + X2) symmetric in s, t; random matrices do not
+    commute, so they are no counterexample (found by the checker's N-d theorem)."""
+    X1, X2 = sp.MatrixSymbol("X1", 3, 3), sp.MatrixSymbol("X2", 3, 3)
+    s, t = sp.symbols("s t", real=True)
+    lhs, rhs = sp.expand((s * X1 + X2) * (t * X1 + X2)), sp.expand((t * X1 + X2) * (s * X1 + X2))
+    assert verify(lhs, rhs, assumptions=[sp.Eq(X1 * X2, X2 * X1)]).proved
+    assert verify(lhs, rhs).refuted  # without the hypothesis it is false
+    # A hypothesis that defines a symbol: the counterexample carries F consistent with it.
+    F, G = sp.MatrixSymbol("F", 3, 3), sp.MatrixSymbol("G", 3, 3)
+    wrong = verify(F.T * G * G, G * G, assumptions=[sp.Eq(F.T, G.I)])  # it is G, not G^2
+    assert wrong.refuted
+    point = wrong.counterexample
+    assert point[F].T * point[G] == sp.eye(3) and point[G] * point[G] != point[G]

@@ -92,11 +92,13 @@ def verify(lhs, rhs, *, assumptions=None, budget: float = 10.0, seed: int = 0) -
     lhs, rhs = _normalise(lhs), _normalise(rhs)
     rewrites = _rewrites(assumptions)
     if rewrites:
-        lhs, rhs = lhs.xreplace(rewrites), rhs.xreplace(rewrites)
+        # subs (not xreplace) also rewrites a sub-product: X1*X2 inside s*X1*X2.
+        lhs, rhs = lhs.subs(list(rewrites.items())), rhs.subs(list(rewrites.items()))
     _check_shapes(lhs, rhs)
+    hypotheses = tuple(rewrites.items())
     if signals_available():
-        return _verify_here(lhs, rhs, budget, seed)
-    return _verify_in_child(lhs, rhs, budget, seed)
+        return _verify_here(lhs, rhs, budget, seed, hypotheses)
+    return _verify_in_child(lhs, rhs, budget, seed, hypotheses)
 
 
 def _normalise(side):
@@ -133,14 +135,15 @@ def _check_shapes(lhs, rhs) -> None:
                          f"{right or 'scalar'}")
 
 
-def _verify_in_child(lhs, rhs, budget, seed) -> Verdict:
+def _verify_in_child(lhs, rhs, budget, seed, hypotheses=()) -> Verdict:
     """Off the main thread no signal can interrupt SymPy: decide in a child killed at the deadline."""
     try:
         context = multiprocessing.get_context("fork")
     except ValueError:  # pragma: no cover - platforms without fork: cooperative budget only
-        return _verify_here(lhs, rhs, budget, seed)
+        return _verify_here(lhs, rhs, budget, seed, hypotheses)
     receiver, sender = context.Pipe(duplex=False)
-    child = context.Process(target=_child_main, args=(sender, lhs, rhs, budget, seed), daemon=True)
+    child = context.Process(target=_child_main, args=(sender, lhs, rhs, budget, seed, hypotheses),
+                            daemon=True)
     start = time.monotonic()
     child.start()
     sender.close()
@@ -156,9 +159,9 @@ def _verify_in_child(lhs, rhs, budget, seed) -> Verdict:
     return outcome
 
 
-def _child_main(sender, lhs, rhs, budget, seed):  # pragma: no cover - runs in a forked child
+def _child_main(sender, lhs, rhs, budget, seed, hypotheses):  # pragma: no cover - forked child
     try:
-        sender.send(_verify_here(lhs, rhs, budget, seed))
+        sender.send(_verify_here(lhs, rhs, budget, seed, hypotheses))
     except BaseException as error:  # the parent re-raises it
         sender.send(error)
 
@@ -187,14 +190,15 @@ class _Run:
     rhs: object
     budget: float
     rng: random.Random
+    hypotheses: tuple = ()  # (a, b) pairs: a counterexample must satisfy every a = b
     start: float = field(default_factory=time.monotonic)
 
     def elapsed(self) -> float:
         return time.monotonic() - self.start
 
 
-def _verify_here(lhs, rhs, budget, seed) -> Verdict:
-    run = _Run(lhs, rhs, budget, random.Random(seed))
+def _verify_here(lhs, rhs, budget, seed, hypotheses=()) -> Verdict:
+    run = _Run(lhs, rhs, budget, random.Random(seed), hypotheses)
     try:
         with deadline(budget) as clock:
             verdict = _decide(run, clock)
@@ -345,7 +349,9 @@ def _explicit_entries(lhs, rhs) -> list[_Entry]:
 
 def _probe(run: _Run, entry: _Entry, points: int) -> Verdict | None:
     for attempt in range(points):
-        point = sample_point(run.rng, entry.lhs, entry.rhs, attempt=attempt)
+        point = _within_hypotheses(run, sample_point(run.rng, entry.lhs, entry.rhs, attempt=attempt))
+        if point is None:
+            continue
         try:
             (evaluation,) = evaluate(entry.lhs, entry.rhs, point)
         except (ZeroDivisionError, ValueError, TypeError):
@@ -363,8 +369,53 @@ def _probe(run: _Run, entry: _Entry, points: int) -> Verdict | None:
 def _complete_point(run: _Run, point: dict) -> dict:
     """Give every free symbol of the whole claim a value, so the counterexample is complete."""
     missing = sample_point(run.rng, run.lhs, run.rhs)
-    missing.update(point)
-    return dict(sorted(missing.items(), key=lambda kv: str(kv[0])))
+    missing = {k: v for k, v in missing.items() if k not in point}
+    completed = _within_hypotheses(run, {**point, **missing}) if missing else point
+    if completed is None:  # the extra values broke a hypothesis: keep the values that held
+        completed = point
+    return dict(sorted(completed.items(), key=lambda kv: str(kv[0])))
+
+
+def _solved_symbol(side):
+    """``(symbol, how)`` when ``side`` is a symbol, or a transpose or inverse of a matrix symbol."""
+    if isinstance(side, (sp.Symbol, sp.MatrixSymbol)):
+        return side, lambda value: value
+    if isinstance(side, sp.Transpose) and isinstance(side.arg, sp.MatrixSymbol):
+        return side.arg, lambda value: value.T
+    if isinstance(side, sp.Inverse) and isinstance(side.arg, sp.MatrixSymbol):
+        return side.arg, lambda value: value.inv()
+    return None
+
+
+def _within_hypotheses(run: _Run, point: dict) -> dict | None:
+    """``point`` made to satisfy every hypothesis ``a = b``, or None when it cannot be.
+
+    A counterexample to a claim made under hypotheses must satisfy them. Where ``a`` is a
+    symbol (or a transpose or inverse of a matrix symbol) it is *defined* from ``b``; every
+    other hypothesis is evaluated at the point and must hold to 25 digits.
+    """
+    if not run.hypotheses:
+        return point
+    point = dict(point)
+    for a, b in run.hypotheses:
+        point.update({k: v for k, v in sample_point(run.rng, a, b).items() if k not in point})
+        solved = _solved_symbol(a)
+        if solved is not None and not (b.free_symbols & {solved[0]}):
+            symbol, how = solved
+            try:
+                value = sp.sympify(b).xreplace(point).doit()
+                value = sp.ImmutableMatrix(value.as_explicit()) if isinstance(
+                    value, (sp.MatrixBase, sp.MatrixExpr)) else value
+                point[symbol] = how(value)
+            except (ValueError, ZeroDivisionError, sp.matrices.exceptions.NonInvertibleMatrixError):
+                return None
+    for a, b in run.hypotheses:
+        try:
+            if not all(e.negligible for e in evaluate(a, b, point)):
+                return None
+        except (ZeroDivisionError, ValueError, TypeError):
+            return None
+    return point
 
 
 def _rewrite_to_zero(difference, clock, strategies=None) -> str | None:
@@ -404,7 +455,9 @@ def _decide_matrix_algebra(run: _Run, clock) -> Verdict:
     """Claims about symbolic (noncommutative) matrices: matrix algebra, random integer matrices."""
     difference = run.lhs - run.rhs
     for attempt in range(_FALLBACK_PROBE_POINTS):
-        point = sample_point(run.rng, run.lhs, run.rhs, attempt=attempt)
+        point = _within_hypotheses(run, sample_point(run.rng, run.lhs, run.rhs, attempt=attempt))
+        if point is None:
+            continue
         try:
             evaluations = evaluate(run.lhs, run.rhs, point)
         except (ZeroDivisionError, ValueError, TypeError):
@@ -420,8 +473,8 @@ def _decide_matrix_algebra(run: _Run, clock) -> Verdict:
     method = _rewrite_to_zero(difference, clock, _MATRIX_STRATEGIES)
     if not method:
         return Verdict(UNDECIDED, run.lhs, run.rhs, seconds=run.elapsed(),
-                       reason="matrix algebra did not reduce the difference to zero; random "
-                              "matrices agree, which is evidence, not proof")
+                       reason="matrix algebra did not reduce the difference to zero, and no "
+                              "random matrices satisfying the hypotheses refuted it")
     checks = 0
     for attempt in range(_CROSS_CHECK_POINTS):
         point = sample_point(run.rng, run.lhs, run.rhs, attempt=attempt + 10)
