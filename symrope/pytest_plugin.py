@@ -87,7 +87,7 @@ class ProofFile(pytest.File):
                 params = dict(zip(axes, values))
                 label = "-".join(f"{k}={v}" for k, v in params.items())
                 yield ProofItem.from_parent(self, name=f"{node.name}[{label}]" if label else node.name,
-                                            function=node.name, params=params, expect=expect,
+                                            proof_function=node.name, params=params, expect=expect,
                                             budget=budget)
 
     def module(self):
@@ -109,12 +109,14 @@ class ProofFailure(Exception):
 
 
 class ProofItem(pytest.Item):
-    def __init__(self, *, function, params, expect, budget, **kwargs):
+    def __init__(self, *, proof_function, params, expect, budget, **kwargs):
         super().__init__(**kwargs)
-        self.function, self.params, self.expect, self.budget = function, params, expect, budget
+        # Not "function": pytest's -k matching reads item.function as a Python function.
+        self.proof_function, self.params = proof_function, params
+        self.expect, self.budget = expect, budget
 
     def runtest(self):
-        theorem = getattr(self.parent.module(), self.function)(**self.params)
+        theorem = getattr(self.parent.module(), self.proof_function)(**self.params)
         budget = self.config.getoption("--proof-budget") or self.budget or DEFAULT_BUDGET
         report = theorem.prove(budget=budget)
         if report.verdict != self.expect:

@@ -198,3 +198,14 @@ def test_a_counterexample_must_satisfy_the_hypotheses():
     assert wrong.refuted
     point = wrong.counterexample
     assert point[F].T * point[G] == sp.eye(3) and point[G] * point[G] != point[G]
+
+
+def test_symbolic_matrix_sizes_are_instantiated_and_entries_are_plain_ints():
+    import json
+
+    n = sp.Symbol("n", integer=True, positive=True)
+    G = sp.MatrixSymbol("G", n, n)
+    assert verify(sp.MatMul(G.I, G, evaluate=False), sp.Identity(n)).proved
+    wrong = verify(G.I, G.T)
+    assert wrong.refuted and wrong.counterexample[n] == 3
+    json.dumps(wrong.to_dict())  # entry indices are ints, not SymPy Integers

@@ -74,9 +74,8 @@ def _value_for(symbol: sp.Symbol, rng: random.Random, attempt: int):
     raise ValueError(f"cannot sample a value satisfying the assumptions of {symbol}")
 
 
-def _matrix_for(symbol: sp.MatrixSymbol, rng: random.Random):
-    rows, cols = (int(n) if getattr(n, "is_Integer", False) or isinstance(n, int)
-                  else _MATRIX_SIDE_FOR_SYMBOLIC_SHAPE for n in symbol.shape)
+def _matrix_for(symbol: sp.MatrixSymbol, rng: random.Random, sizes: dict):
+    rows, cols = (int(sp.sympify(n).xreplace(sizes)) for n in symbol.shape)
     while True:
         value = sp.ImmutableMatrix(rows, cols, lambda i, j: rng.randint(-4, 4))
         if rows != cols or value.det() != 0:  # invertible, so inverses in claims are defined
@@ -91,7 +90,14 @@ def sample_point(rng: random.Random, *exprs, attempt: int = 0) -> dict:
             scalars.update(scalar_symbols(expr))
             matrices.update(matrix_symbols(expr))
     point = {s: _value_for(s, rng, attempt) for s in sorted(scalars, key=sp.default_sort_key)}
-    point.update({m: _matrix_for(m, rng) for m in sorted(matrices, key=lambda m: m.name)})
+    # A symbolic size n of a matrix symbol is instantiated as a small square size.
+    for size in sorted({n for m in matrices for n in m.shape if isinstance(n, sp.Symbol)},
+                       key=sp.default_sort_key):
+        if _satisfies(size, sp.Integer(_MATRIX_SIDE_FOR_SYMBOLIC_SHAPE)):
+            point[size] = sp.Integer(_MATRIX_SIDE_FOR_SYMBOLIC_SHAPE)
+        else:
+            raise ValueError(f"matrix size {size} must be a positive integer symbol")
+    point.update({m: _matrix_for(m, rng, point) for m in sorted(matrices, key=lambda m: m.name)})
     return point
 
 
@@ -107,9 +113,11 @@ def _substitute(expr, point):
     scalars = {k: v for k, v in point.items() if not isinstance(k, sp.MatrixSymbol)}
     matrices = {k: v for k, v in point.items() if isinstance(k, sp.MatrixSymbol)}
     if matrices:
-        expr = expr.xreplace(matrices).doit()
+        # Matrices first (their keys carry symbolic sizes), then scalars make Identity(n) concrete.
+        expr = expr.xreplace(matrices).xreplace(scalars).doit()
         if isinstance(expr, sp.MatrixExpr):
             expr = expr.as_explicit()
+        return expr
     return expr.xreplace(scalars) if scalars else expr
 
 
@@ -161,7 +169,7 @@ def evaluate(lhs, rhs, point: dict, entries: list | None = None) -> list[Evaluat
     """
     left, right = _entries(_substitute(lhs, point)), _entries(_substitute(rhs, point))
     shape = getattr(lhs, "shape", None)
-    cols = shape[1] if shape else 1
+    cols = int(sp.sympify(shape[1]).xreplace(point)) if shape else 1
     chosen = range(len(left)) if entries is None else entries
     results = []
     for index in chosen:
@@ -172,6 +180,6 @@ def evaluate(lhs, rhs, point: dict, entries: list | None = None) -> list[Evaluat
         low = _magnitude(difference, LOW_DPS)
         negligible = low is not None and low <= scale * mpmath.mpf(10) ** (-(LOW_DPS - 5))
         high = low if negligible else _magnitude(difference, HIGH_DPS)
-        entry = divmod(index, cols) if shape else None
+        entry = tuple(int(i) for i in divmod(index, cols)) if shape else None
         results.append(Evaluation(point, entry, low, high, scale, exact_nonzero))
     return results

@@ -80,7 +80,7 @@ class Verdict:
             "counterexample": None if self.counterexample is None else
             {str(k): _show(v) for k, v in self.counterexample.items()},
             "difference": list(self.difference) if self.difference else None,
-            "entry": list(self.entry) if self.entry is not None else None,
+            "entry": [int(i) for i in self.entry] if self.entry is not None else None,
             "reason": self.reason,
             "seconds": round(self.seconds, 4),
         }

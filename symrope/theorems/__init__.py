@@ -7,7 +7,6 @@ Each private module registers parametric theorems with :func:`symrope.engine.the
 from __future__ import annotations
 
 import importlib
-import importlib.util
 
 from symrope.engine import BUILTIN, TheoremBuilder
 from symrope.errors import UsageError
@@ -33,11 +32,12 @@ THEOREM_MODULES = [
 def builtin_theorems() -> dict[str, TheoremBuilder]:
     """Every registered theorem builder, by name, in library order."""
     for module in THEOREM_MODULES:
-        qualified = f"{__name__}.{module}"
-        # A module still being written is absent; tests assert every listed module exists.
-        if importlib.util.find_spec(qualified) is not None:
-            importlib.import_module(qualified)
-    return dict(BUILTIN)
+        importlib.import_module(f"{__name__}.{module}")
+    order = {f"{__name__}.{module}": rank for rank, module in enumerate(THEOREM_MODULES)}
+    # Library order, whatever order the modules happened to be imported in.
+    ranked = sorted(BUILTIN.values(), key=lambda b: order.get(b.build_function.__module__,
+                                                              len(order)))
+    return {builder.name: builder for builder in ranked}
 
 
 def get_theorem(name: str) -> TheoremBuilder:
