@@ -100,7 +100,7 @@ class Verdict:
 def _show(value, limit: int = 400) -> str:
     """A readable string, never megabytes: big matrices are named by shape and kind."""
     shape = getattr(value, "shape", None)
-    if shape and len(shape) == 2 and (shape[0] * shape[1] > 64) is sp.true:
+    if shape and len(shape) == 2 and sp.sympify(shape[0] * shape[1] > 64) is sp.true:
         return f"<{shape[0]}x{shape[1]} {type(value).__name__}>"
     text = sp.sstr(value.tolist()) if isinstance(value, sp.MatrixBase) else sp.sstr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
