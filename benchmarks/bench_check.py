@@ -18,10 +18,10 @@ from unittest import mock
 
 import sympy as sp
 
-from symrope.check import Encoding, check
-from symrope.check import _check as checker
-from symrope.check._structure import Blocks
-from symrope.check._zoo import rope_frequencies, rotate_pairs
+from symrope.checker import Encoding, check
+from symrope.checker import _check as checker
+from symrope.checker._structure import Blocks
+from symrope.checker._zoo import rope_frequencies, rotate_pairs
 
 
 def rope(d: int) -> Encoding:

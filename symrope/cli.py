@@ -16,7 +16,7 @@ from symrope.errors import UsageError
 COMMANDS: dict[str, tuple[str, str, str]] = {
     "prove": ("symrope.engine._cli", "prove_main", "prove built-in theorems"),
     "list": ("symrope.engine._cli", "list_main", "list the built-in theorems"),
-    "check": ("symrope.check._cli", "main", "check an encoding against the four assumptions"),
+    "check": ("symrope.checker._cli", "main", "check an encoding against the four assumptions"),
     "latex": ("symrope.latex._cli", "main", "render proofs as LaTeX derivations"),
     "audit": ("symrope.audit._cli", "main", "audit a float RoPE implementation's precision"),
 }

@@ -3,9 +3,9 @@
 import pytest
 import sympy as sp
 
-from symrope.check import Encoding, check
-from symrope.check._continuity import continuity_obstacle, find_discontinuity
-from symrope.check._structure import block_partition
+from symrope.checker import Encoding, check
+from symrope.checker._continuity import continuity_obstacle, find_discontinuity
+from symrope.checker._structure import block_partition
 from symrope.errors import UsageError
 
 
@@ -194,15 +194,16 @@ def test_nonlinear_score_discontinuity_is_found_with_content_vectors():
     assert "x" in continuity.counterexample and "position" in continuity.counterexample
 
 
-def test_package_is_callable_as_the_top_level_check():
-    import symrope.check as package
+def test_top_level_check_is_the_function_whatever_was_imported_first():
+    import symrope
+    import symrope.checker._cli  # noqa: F401 - importing the package must not shadow the name
 
-    report = package(Encoding.from_matrices("r", rotation, rotation))
+    report = symrope.check(symrope.Encoding.from_matrices("r", rotation, rotation))
     assert report.verdict == "proved"
 
 
 def test_classification_of_growth_long_jordan_chains_and_unknown_signs():
-    from symrope.check._classify import classify_block
+    from symrope.checker._classify import classify_block
 
     (growth,) = classify_block(sp.Matrix([[sp.Rational(1, 3)]]), (0,))
     assert growth["kind"] == "growth" and growth["rate"] == sp.Rational(1, 3)
@@ -216,8 +217,8 @@ def test_classification_of_growth_long_jordan_chains_and_unknown_signs():
 
 
 def test_zoo_command_reports_mismatches(monkeypatch, capsys):
-    from symrope.check import _zoo
-    from symrope.check._cli import main
+    from symrope.checker import _zoo
+    from symrope.checker._cli import main
 
     small = {name: _zoo.ZOO[name] for name in ("nope", "q_rotated_only")}
     monkeypatch.setattr(_zoo, "ZOO", small)
@@ -232,7 +233,7 @@ def test_zoo_command_reports_mismatches(monkeypatch, capsys):
 
 
 def test_sinc_claims_extend_by_continuity_only_when_the_zeros_are_thin():
-    from symrope.check._claims import Clock, _verify_through_sinc
+    from symrope.checker._claims import Clock, _verify_through_sinc
     from symrope.engine import verify
 
     p = sp.Symbol("p", real=True)

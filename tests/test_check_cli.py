@@ -5,12 +5,12 @@ import textwrap
 
 import pytest
 
-from symrope.check._cli import main
+from symrope.checker._cli import main
 from symrope.cli import main as symrope_main
 
 USER_FILE = textwrap.dedent('''
     import sympy as sp
-    from symrope.check import Encoding
+    from symrope.checker import Encoding
 
     def _turn(x, p):
         c, s = sp.cos(p / 2), sp.sin(p / 2)

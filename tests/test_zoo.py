@@ -2,7 +2,7 @@
 
 import pytest
 
-from symrope.check import ZOO, check
+from symrope.checker import ZOO, check
 
 
 @pytest.fixture(scope="module")
@@ -44,7 +44,7 @@ def test_rope_d64_is_32_rotation_planes_with_the_rope_frequencies(reports):
 def test_xpos_is_damped_rotations_with_log_zeta_over_512_rates(reports):
     import sympy as sp
 
-    from symrope.check._zoo import xpos_scales
+    from symrope.checker._zoo import xpos_scales
 
     damped = _kinds(reports("xpos"))["damped_rotation"]
     zeta = xpos_scales(8)

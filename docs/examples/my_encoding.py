@@ -10,7 +10,7 @@ and keys; ``my_encoding`` is the fix. Check them with::
 
 import sympy as sp
 
-from symrope.check import Encoding
+from symrope import Encoding
 
 DIM = 4
 FREQUENCIES = [sp.Integer(1), sp.Rational(1, 100)]   # one per pair of coordinates

@@ -13,7 +13,7 @@ from __future__ import annotations
 import sympy as sp
 
 from symrope.engine import Theorem, theorem
-from symrope.check._zoo import rotation, so3_exponential
+from symrope.checker._zoo import rotation, so3_exponential
 
 __all__ = ["nd_commuting_generators_relative", "nd_noncommuting_generators_not_relative"]
 

@@ -13,7 +13,7 @@ import sympy as sp
 
 from symrope.engine import Theorem, theorem
 from symrope.errors import UsageError
-from symrope.check._zoo import rope_frequencies, rotate_half_layout, rotation
+from symrope.checker._zoo import rope_frequencies, rotate_half_layout, rotation
 
 __all__ = ["pairing_permutation", "deinterleave_permutation", "rope_interleaved", "rope_half"]
 

@@ -12,7 +12,7 @@ import sympy as sp
 
 from symrope.engine import Theorem, theorem
 from symrope.errors import UsageError
-from symrope.check._zoo import rotation
+from symrope.checker._zoo import rotation
 
 __all__ = ["schedule_keeps_relative", "length_dependent_schedule_not_relative",
            "yarn_attention_factor_scales_identity", "schedule_config"]

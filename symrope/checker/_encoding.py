@@ -34,7 +34,7 @@ class Encoding:
     ========
 
     >>> import sympy as sp
-    >>> from symrope.check import Encoding
+    >>> from symrope.checker import Encoding
     >>> def rotate(x, p):
     ...     c, s = sp.cos(p), sp.sin(p)
     ...     return sp.Matrix([c*x[0] - s*x[1], s*x[0] + c*x[1]])
@@ -81,7 +81,7 @@ class Encoding:
         ========
 
         >>> import sympy as sp
-        >>> from symrope.check import Encoding
+        >>> from symrope.checker import Encoding
         >>> shear = Encoding.from_matrices("shear", lambda p: sp.Matrix([[1, 0], [-p, 1]]),
         ...                                lambda p: sp.Matrix([[1, p], [0, 1]]))
         >>> shear.dim

@@ -8,10 +8,10 @@ from __future__ import annotations
 import sympy as sp
 
 from symrope.engine import PROVED
-from symrope.check._claims import combine
-from symrope.check._classify import classify_block, summarise
-from symrope.check._report import show
-from symrope.check._structure import block_claim
+from symrope.checker._claims import combine
+from symrope.checker._classify import classify_block, summarise
+from symrope.checker._report import show
+from symrope.checker._structure import block_claim
 
 __all__ = ["generator"]
 

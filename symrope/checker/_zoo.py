@@ -13,7 +13,7 @@ import sympy as sp
 
 from symrope.engine import PROVED as P, REFUTED as R
 from symrope.errors import UsageError
-from symrope.check._encoding import Encoding
+from symrope.checker._encoding import Encoding
 
 __all__ = ["ZOO", "ZooEntry", "zoo_encoding", "rope_frequencies", "rotate_pairs",
            "rotate_half_layout", "so3_exponential"]

@@ -41,7 +41,7 @@ def main(argv: list[str]) -> int:
         raise UsageError("give a TARGET (a zoo name, path/to/file.py:NAME or module:NAME), "
                          "or --list")
     encoding = resolve_target(args.target)
-    from symrope.check._check import check
+    from symrope.checker._check import check
 
     report = check(encoding, budget=args.budget)
     if args.latex:
@@ -55,8 +55,8 @@ def main(argv: list[str]) -> int:
 
 def resolve_target(target: str):
     """The :class:`Encoding` a TARGET names: a zoo entry, ``file.py:NAME`` or ``module:NAME``."""
-    from symrope.check._encoding import Encoding
-    from symrope.check._zoo import ZOO, zoo_encoding
+    from symrope.checker._encoding import Encoding
+    from symrope.checker._zoo import ZOO, zoo_encoding
 
     if target in ZOO:
         return zoo_encoding(target)
@@ -113,7 +113,7 @@ def _write_latex(report, path: str) -> None:
 
 
 def _list() -> int:
-    from symrope.check._zoo import ZOO
+    from symrope.checker._zoo import ZOO
 
     print(f"{'name':<24} {'expected L T I C':<17} description")
     for entry in ZOO.values():
@@ -125,8 +125,8 @@ def _list() -> int:
 
 
 def _run_zoo(budget: float, as_json: bool) -> int:
-    from symrope.check._check import check
-    from symrope.check._zoo import ZOO
+    from symrope.checker._check import check
+    from symrope.checker._zoo import ZOO
 
     rows, failures = [], 0
     if not as_json:

@@ -15,12 +15,12 @@ import sympy as sp
 
 from symrope.engine import PROVED, REFUTED, UNDECIDED, BudgetExhausted, deadline, verify
 from symrope.errors import InternalError, UsageError
-from symrope.check._claims import Clock, decide, methods
-from symrope.check._continuity import continuity_obstacle, find_discontinuity
-from symrope.check._encoding import Encoding
-from symrope.check._report import AssumptionResult, CheckReport, show
-from symrope.check._generator import generator
-from symrope.check._structure import block_claim, block_partition, content_vector, jacobian
+from symrope.checker._claims import Clock, decide, methods
+from symrope.checker._continuity import continuity_obstacle, find_discontinuity
+from symrope.checker._encoding import Encoding
+from symrope.checker._report import AssumptionResult, CheckReport, show
+from symrope.checker._generator import generator
+from symrope.checker._structure import block_claim, block_partition, content_vector, jacobian
 
 __all__ = ["check"]
 
@@ -48,7 +48,7 @@ def check(encoding: Encoding, budget: float = 60.0) -> CheckReport:
     ========
 
     >>> import sympy as sp
-    >>> from symrope.check import Encoding, check
+    >>> from symrope.checker import Encoding, check
     >>> R = lambda a: sp.Matrix([[sp.cos(a), -sp.sin(a)], [sp.sin(a), sp.cos(a)]])
     >>> rope = Encoding.from_matrices("rope2", R, R)
     >>> report = check(rope)

@@ -39,7 +39,7 @@ class AssumptionResult:
 
 @dataclass
 class CheckReport:
-    """What :func:`symrope.check.check` found about an encoding.
+    """What :func:`symrope.check` found about an encoding.
 
     Attributes
     ==========
@@ -107,7 +107,7 @@ class CheckReport:
         if self.generator:
             lines += _generator_lines(self.generator)
         if self.classification:
-            from symrope.check._classify import describe
+            from symrope.checker._classify import describe
 
             for axis, groups in self.classification.items():
                 prefix = "" if len(self.classification) == 1 else f"[{axis}] "

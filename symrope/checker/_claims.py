@@ -14,8 +14,8 @@ import sympy as sp
 
 from symrope.engine import PROVED, REFUTED, UNDECIDED, Verdict, verify
 from symrope.errors import UsageError
-from symrope.check._continuity import continuity_obstacle
-from symrope.check._structure import block_claim
+from symrope.checker._continuity import continuity_obstacle
+from symrope.checker._structure import block_claim
 
 __all__ = ["Clock", "decide", "combine", "methods"]
 
