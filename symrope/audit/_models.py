@@ -228,12 +228,8 @@ def _meta(positions, config, dtype, seq_len):
 def _vllm(positions, config, dtype, seq_len):
     # vLLM RotaryEmbedding._compute_cos_sin_cache: t = arange(max_pos, dtype=float), freqs =
     # einsum("i,j->ij", t, inv_freq) in fp32, cos = freqs.cos() * mscale, then
-    # cos_sin_cache.to(dtype). Same roundings as transformers' path, stored once.
-    omega32 = inv_freq(config, "float32", seq_len)
-    angle = positions.astype(np.float32)[:, None] * omega32[None, :]
-    cos, sin = _cos_sin_fp32(angle)
-    scaling = attention_factor(config, "float64", seq_len)
-    return _cast(_scale(cos, scaling), dtype), _cast(_scale(sin, scaling), dtype)
+    # cos_sin_cache.to(dtype). The same roundings as transformers' path, stored once as a cache.
+    return _hf(positions, config, dtype, seq_len)
 
 
 def _neox(positions, config, dtype, seq_len):

@@ -71,25 +71,3 @@ _MATRIX_STRATEGIES = [
     ("matrix expansion", lambda e: sp.expand(e.doit())),
     ("matrix simplify", lambda e: sp.simplify(e.doit())),
 ]
-
-
-# Cheapest first; full simplify last (it is the slowest and the least predictable).
-# Templates (constants abstracted) get only the cheap ones: when they fail, the concrete
-# entries are tried with everything.
-STRATEGIES = [
-    ("expand", _expand),
-    ("trigonometric expansion", _trig),
-    ("rational normal form", _rational),
-    ("exponential rewriting", _exponential),
-    ("exponential rational form", _exponential_rational),
-    ("trigsimp", _trigsimp),
-    ("simplify", _simplify),
-]
-
-TEMPLATE_STRATEGIES = STRATEGIES[:5]
-
-_MATRIX_STRATEGIES = [
-    ("matrix algebra", lambda e: e.doit()),
-    ("matrix expansion", lambda e: sp.expand(e.doit())),
-    ("matrix simplify", lambda e: sp.simplify(e.doit())),
-]
