@@ -11,6 +11,20 @@ from typing import Any
 from symrope.errors import UsageError
 
 
+# The exit codes every sub-command shares.
+EXIT_PROVED, EXIT_REFUTED, EXIT_BAD_INPUT, EXIT_UNDECIDED = 0, 1, 2, 3
+
+
+def exit_code(verdicts) -> int:
+    """1 when any verdict is refuted, else 3 when any is undecided, else 0."""
+    verdicts = set(verdicts)
+    if "refuted" in verdicts:
+        return EXIT_REFUTED
+    if "undecided" in verdicts:
+        return EXIT_UNDECIDED
+    return EXIT_PROVED
+
+
 class ArgumentParser(argparse.ArgumentParser):
     """``argparse`` that reports bad arguments as a :class:`UsageError` (one line, exit 2)."""
 

@@ -7,7 +7,6 @@ import pytest
 import sympy as sp
 
 from symrope import InternalError, UsageError, verify
-from symrope.engine import _strategies
 
 x, y = sp.symbols("x y", real=True)
 p = sp.Symbol("p", positive=True)

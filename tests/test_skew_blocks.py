@@ -10,7 +10,7 @@ import sympy as sp
 
 from symrope.errors import UsageError
 from symrope.linalg import (J, certified_skew_blocks, conjugated_skew, exact_matmul,
-                            random_skew, require_skew, skew_blocks_exact)
+                            random_skew, skew_blocks_exact)
 from symrope.linalg._certified import _certify
 from symrope.theorems import get_theorem
 

@@ -8,10 +8,10 @@ import sys
 import time
 from pathlib import Path
 
-from symrope._cliutil import ArgumentParser, dump_json
+from symrope._cliutil import (EXIT_PROVED, EXIT_REFUTED,
+                               ArgumentParser, dump_json)
 from symrope.errors import UsageError
 
-EXIT_PROVED, EXIT_REFUTED, EXIT_BAD_INPUT, EXIT_UNDECIDED = 0, 1, 2, 3
 _SHORT = {"proved": "P", "refuted": "R", "undecided": "?"}
 
 

@@ -5,10 +5,9 @@ from __future__ import annotations
 import sys
 import time
 
-from symrope._cliutil import ArgumentParser, dump_json
+from symrope._cliutil import ArgumentParser, dump_json, exit_code
 from symrope.errors import UsageError
 
-EXIT_PROVED, EXIT_REFUTED, EXIT_BAD_INPUT, EXIT_UNDECIDED = 0, 1, 2, 3
 
 
 def _parse_parameter(text: str) -> tuple[str, object]:
@@ -70,12 +69,7 @@ def prove_main(argv: list[str]) -> int:
         for report in reports:
             if not report.proved:
                 print(report.explain(), file=sys.stderr)
-    verdicts = {r.verdict for r in reports}
-    if "refuted" in verdicts:
-        return EXIT_REFUTED
-    if "undecided" in verdicts:
-        return EXIT_UNDECIDED
-    return EXIT_PROVED
+    return exit_code(r.verdict for r in reports)
 
 
 def _print_row(report, width: int, first: bool) -> None:

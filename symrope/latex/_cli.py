@@ -6,10 +6,9 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from symrope._cliutil import ArgumentParser
+from symrope._cliutil import ArgumentParser, exit_code
 from symrope.errors import UsageError
 
-EXIT_PROVED, EXIT_REFUTED, EXIT_UNDECIDED = 0, 1, 3
 COMBINED_NAME = "symrope-derivations"
 
 
@@ -100,9 +99,4 @@ def main(argv: list[str]) -> int:
             print(f"{out_dir / pdf.name}", flush=True)  # as the .tex paths above: under --out
         print(f"compiled {len(pdfs)} PDF(s) in {time.monotonic() - start:.1f} s")
 
-    verdicts = {r.verdict for r in reports}
-    if "refuted" in verdicts:
-        return EXIT_REFUTED
-    if "undecided" in verdicts:
-        return EXIT_UNDECIDED
-    return EXIT_PROVED
+    return exit_code(r.verdict for r in reports)

@@ -90,7 +90,6 @@ def _diagonalise_clusters(Q, M, clusters, bits):
     ``eighe``) and ``U`` acts on the planes as the orthogonal matrix with blocks
     ``Re(U_ab) I + Im(U_ab) J``. The anticommuting parts are left to Newton.
     """
-    one = 1 << bits
     for cluster in clusters:
         m = len(cluster)
         columns = [c for a in cluster for c in (2 * a, 2 * a + 1)]
