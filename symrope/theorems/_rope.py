@@ -23,6 +23,7 @@ import sympy as sp
 
 from symrope.engine import Theorem, theorem
 from symrope.errors import UsageError
+from symrope.schedules import RopeConfig, inv_freq
 from symrope.theorems._matrix_exponential import J
 
 __all__ = ["rope_relative", "rope_frequencies", "rope_blocks"]
@@ -139,6 +140,18 @@ def rope_relative(d=64, theta=10000) -> Theorem:
     thm.define("X", sp.BlockDiagMatrix(*[w * sp.ImmutableMatrix(J) for w in frequencies]),
                "block-diagonal skew generator, one block omega_i J per pair",
                display=("X", r"\operatorname{diag}\left(\omega_i J\right)_{i=0}^{d/2-1}"))
+
+    # The formula proved is the formula audited (DESIGN principle 2): the same omega_i as the
+    # default schedule that `symrope audit` evaluates in mpmath and floats, for every base.
+    generic_base = sp.Symbol("theta", positive=True)
+    audited = inv_freq(RopeConfig.from_options(head_dim=d, theta=generic_base), "sympy")
+    thm.check(sp.ImmutableMatrix(rope_frequencies(d, "theta")), sp.ImmutableMatrix(audited),
+              "the frequencies used here are the audited default schedule "
+              "(symrope.schedules.inv_freq, written once for SymPy, mpmath and floats), for every "
+              "base theta > 0, so also for this one",
+              claim="(theta^(-2i/d))_i = inv_freq(default schedule, head_dim d, theta), theta symbolic",
+              display=(r"\left(\theta^{-2i/d}\right)_{i=0}^{d/2-1}",
+                       r"\mathrm{inv\_freq}_{\mathrm{default}}(d, \theta)"))
 
     # R_d(p) = e^{pX}.
     small = rope_frequencies(4, base)
