@@ -27,30 +27,16 @@ _EXPORTS = {
     "Encoding": "symrope.checker",
     "check": "symrope.checker",
     "CheckReport": "symrope.checker",
-    "audit": "symrope.audit",
-    "AuditOptions": "symrope.audit",
-    "AuditReport": "symrope.audit",
-    "get_model": "symrope.audit",
-    "load_user_impl": "symrope.audit",
-    "RopeConfig": "symrope.schedules",
-    "inv_freq": "symrope.schedules",
-    "attention_factor": "symrope.schedules",
-    "theorem_document": "symrope.latex",
-    "combined_document": "symrope.latex",
-    "compile_pdf": "symrope.latex",
-    "certified_skew_blocks": "symrope.linalg",
-    "skew_blocks_exact": "symrope.linalg",
 }
+# The audit, schedules, LaTeX and linalg APIs live in their subpackages (symrope.audit.audit,
+# symrope.schedules.inv_freq, ...): a top-level name equal to a subpackage's name would be
+# replaced by the subpackage as soon as it is imported.
 
 __all__ = ["__version__", "UsageError", "InternalError", *_EXPORTS]
 
 if TYPE_CHECKING:  # pragma: no cover
     from symrope.engine import PROVED, REFUTED, UNDECIDED, ProofReport, Theorem, Verdict, verify
-    from symrope.audit import AuditOptions, AuditReport, audit, get_model, load_user_impl
     from symrope.checker import CheckReport, Encoding, check
-    from symrope.latex import combined_document, compile_pdf, theorem_document
-    from symrope.linalg import certified_skew_blocks, skew_blocks_exact
-    from symrope.schedules import RopeConfig, attention_factor, inv_freq
     from symrope.theorems import builtin_theorems, get_theorem
 
 
