@@ -208,3 +208,16 @@ def test_symbolic_matrix_sizes_are_instantiated_and_entries_are_plain_ints():
     wrong = verify(G.I, G.T)
     assert wrong.refuted and wrong.counterexample[n] == 3
     json.dumps(wrong.to_dict())  # entry indices are ints, not SymPy Integers
+
+
+def test_fractional_frequencies_share_one_template():
+    """omega_i = 10**(-i) and theta**(-2i/d) (symbolic theta): the fractions are template
+    constants, so the blocks are proved once however many there are."""
+    s, t = sp.symbols("s t", real=True)
+    theta = sp.Symbol("theta", positive=True)
+    R = lambda a: sp.Matrix([[sp.cos(a), -sp.sin(a)], [sp.sin(a), sp.cos(a)]])
+    for omegas in ([sp.Rational(1, 10**i) for i in range(1, 9)],
+                   [theta ** sp.Rational(-2 * i, 16) for i in range(1, 8)]):
+        rope = lambda pos: sp.BlockDiagMatrix(*[R(pos * w) for w in omegas])
+        verdict = verify(sp.MatMul(rope(s).T, rope(t), evaluate=False), rope(t - s))
+        assert verdict.proved and verdict.details["templates"] == 1, verdict.details

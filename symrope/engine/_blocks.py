@@ -133,8 +133,13 @@ def is_constant(e, memo: dict) -> bool:
 
 
 def keeps_concrete(e) -> bool:
-    """Constants that stay as they are in templates: rationals, floats, pi, E, I."""
-    return e.is_Atom
+    """Constants that stay as they are in templates: integers, floats, pi, E, I.
+
+    Fractions become template constants too, so RoPE blocks whose frequencies are 1/10, 1/100...
+    (or theta**(-2i/d) for a symbolic theta, where -2i/d is the fraction) share one template.
+    Integers stay, so that x**2 stays a square.
+    """
+    return e.is_Atom and not (e.is_Rational and not e.is_Integer)
 
 
 class _Keyer:
