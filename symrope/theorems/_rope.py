@@ -92,8 +92,8 @@ def rope_relative(d=64, theta=10000) -> Theorem:
     d : int
         Even head dimension (4096 is proved in about half a minute on two cores).
     theta : number or "theta"
-        Frequency base; ``"theta"`` keeps it a positive symbol (then every frequency is its
-        own template, so keep ``d`` small).
+        Frequency base; ``"theta"`` keeps it a positive symbol (the fractional exponents
+        ``-2i/d`` are template constants, so all pairs still share one template).
 
     Returns
     =======
