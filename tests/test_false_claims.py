@@ -10,6 +10,7 @@ import time
 
 import pytest
 import sympy as sp
+from matrix_helpers import explicit_matrix
 
 from symrope import verify
 from symrope.theorems._matrix_exponential import J, rotation
@@ -113,33 +114,13 @@ FALSE_CLAIMS = {
 }
 
 
-def _explicit(value):
-    """An explicit Matrix for a (block) matrix expression, multiplied out factor by factor."""
-    if isinstance(value, sp.MatrixBase):
-        return sp.Matrix(value)
-    if isinstance(value, sp.MatMul):
-        result = None
-        for factor in value.args:
-            factor = _explicit(factor) if isinstance(factor, (sp.MatrixBase, sp.MatrixExpr)) \
-                else factor
-            result = factor if result is None else result * factor
-        return sp.Matrix(result)
-    if isinstance(value, sp.Transpose):
-        return _explicit(value.arg).T
-    if isinstance(value, sp.Inverse):
-        return _explicit(value.arg).inv()
-    if isinstance(value, sp.MatrixExpr):
-        return sp.Matrix(value.as_explicit())
-    return value
-
-
 def independent_difference(lhs, rhs, point) -> float:
     """max |lhs - rhs| at ``point``, substituted and evaluated here, at 30 digits."""
     matrices = {k: v for k, v in point.items() if isinstance(k, sp.MatrixSymbol)}
     scalars = {k: v for k, v in point.items() if not isinstance(k, sp.MatrixSymbol)}
     values = []
     for side in (lhs, rhs):
-        side = _explicit(sp.sympify(side).xreplace(scalars).xreplace(matrices))
+        side = explicit_matrix(sp.sympify(side).xreplace(scalars).xreplace(matrices))
         values.append(side)
     difference = values[0] - values[1]
     entries = list(difference) if isinstance(difference, sp.MatrixBase) else [difference]

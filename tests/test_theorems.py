@@ -6,6 +6,7 @@ runs in ``proofs/seed_theorems.py``.
 
 import pytest
 import sympy as sp
+from matrix_helpers import explicit_matrix
 
 from symrope import UsageError
 from symrope.engine import CHECKED, CITED, PROVED, REFUTED
@@ -68,31 +69,6 @@ def _refuted_steps(report):
     return [r for r in report.results if r.step.kind == CHECKED and r.step.expect == REFUTED]
 
 
-def _explicit(value):
-    """An explicit Matrix for a (block) matrix expression, multiplied out factor by factor.
-
-    Independent of the engine, and fast: SymPy's own ``MatMul.as_explicit`` goes through
-    symbolic sums over block matrices.
-    """
-    if isinstance(value, sp.MatrixBase):
-        return sp.Matrix(value)
-    if isinstance(value, sp.MatMul):
-        result = None
-        for factor in value.args:
-            factor = _explicit(factor) if isinstance(factor, (sp.MatrixBase, sp.MatrixExpr)) \
-                else factor
-            result = factor if result is None else result * factor
-        return sp.Matrix(result)
-    if isinstance(value, sp.MatAdd):
-        return sp.Matrix(sum((_explicit(term) for term in value.args[1:]),
-                             _explicit(value.args[0])))
-    if isinstance(value, sp.Transpose):
-        return _explicit(value.arg).T
-    if isinstance(value, sp.Inverse):
-        return _explicit(value.arg).inv()
-    return sp.Matrix(value.as_explicit())
-
-
 def _difference_at(step, point):
     """max |lhs - rhs| at ``point``, substituted and evaluated here at 30 digits."""
     matrices = {k: v for k, v in point.items() if isinstance(k, sp.MatrixSymbol)}
@@ -101,7 +77,7 @@ def _difference_at(step, point):
     for side in (step.lhs, step.rhs):
         value = side.xreplace(scalars).xreplace(matrices)
         if isinstance(value, (sp.MatrixBase, sp.MatrixExpr)):
-            value = _explicit(value)
+            value = explicit_matrix(value)
         sides.append(value)
     difference = sides[0] - sides[1]
     entries = list(difference) if isinstance(difference, sp.MatrixBase) else [difference]
