@@ -19,6 +19,7 @@ from symrope.audit._metrics import (amplitude_error, log_bands, machine_epsilon,
                                     random_query_key_weights, rotary_scores, ulps_between)
 from symrope.audit._models import dtype_name
 from symrope.audit._reference import MAX_POSITION, check_positions
+from symrope.audit._user import check_finite
 from symrope.audit._results import (AuditOptions, AuditResult, BandSummary, ExactSchedule,
                                     Implementation, as_implementation, exact_schedule)
 from symrope.errors import InternalError, SymropeError, UsageError
@@ -177,12 +178,7 @@ class _Run:
                 raise complaint(f"implementation {impl.name!r} returned {label} of dtype "
                                 f"{part.dtype}, expected floats")
         if impl.user_supplied:
-            for label, part in (("cos", cos), ("sin", sin)):
-                bad = ~np.isfinite(part.astype(np.float32))
-                if bad.any():
-                    row, pair = np.argwhere(bad)[0]
-                    raise UsageError(f"implementation {impl.name!r} returned a non-finite {label} "
-                                     f"({part[row, pair]}) at position {positions[row]}, pair {pair}")
+            check_finite(cos, sin, positions, f"implementation {impl.name!r}")
         return cos, sin
 
     # --- the pass ---------------------------------------------------------------------------------

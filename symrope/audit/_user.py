@@ -127,7 +127,7 @@ class UserImpl:
         if cos.dtype != sin.dtype:
             common = np.promote_types(cos.dtype, sin.dtype)
             cos, sin = cos.astype(common), sin.astype(common)
-        _check_finite(cos, sin, positions, self.name)
+        check_finite(cos, sin, positions, self.name)
         return cos, sin
 
     # --- apply functions -----------------------------------------------------------------------
@@ -141,7 +141,7 @@ class UserImpl:
         x[:, first] = 1.0  # each pair's first channel: R(p) maps it to (cos, sin)
         rotated = self._apply(x, positions, dtype, config)
         cos, sin = rotated[:, first], rotated[:, second]
-        _check_finite(cos, sin, positions, self.name)
+        check_finite(cos, sin, positions, self.name)
         return cos, sin
 
     def _detect_pairing(self, config, dtype) -> str:
@@ -289,7 +289,8 @@ def _same(a: np.ndarray, b: np.ndarray) -> bool:
     return bool(np.array_equal(a, b, equal_nan=True))
 
 
-def _check_finite(cos, sin, positions, name):
+def check_finite(cos, sin, positions, name):
+    """UsageError naming the first NaN or infinity in a returned table."""
     for what, table in (("cos", cos), ("sin", sin)):
         bad = ~np.isfinite(table.astype(np.float64))
         if bad.any():
