@@ -125,7 +125,9 @@ def test_hooks_compile_as_math_in_pdflatex(tmp_path, sample_report, nasty_report
     body = "\n\n".join(r"\resizebox{\linewidth}{!}{" + piece + "}" for piece in pieces)
     tex = tmp_path / "hooks.tex"
     tex.write_text(PREAMBLE + "\\begin{document}\n" + body + "\n\\end{document}\n")
-    compile_pdf(tex, tmp_path)
+    pdf = compile_pdf(tex, tmp_path)  # raises with the first LaTeX error if a hook is not math
+    assert pdf.stat().st_size > 0
+    assert not overfull_boxes((tmp_path / "hooks.log").read_text(encoding="latin-1"))
 
 
 # --- documents -----------------------------------------------------------------------------------
