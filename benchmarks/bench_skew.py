@@ -38,13 +38,13 @@ def main() -> None:
           f"{'||Q^TXQ-B||_F':>14} {'mp.eig s':>9} {'eig/cert':>9} {'max|w - eig|':>13}")
     for n in args.sizes:
         X = random_skew(n, seed=0)
-        certificate, seconds = _timed(lambda: certified_skew_blocks(X, dps=args.dps))
+        certificate, seconds = _timed(lambda: certified_skew_blocks(X, dps=args.dps))  # noqa: B023
         assert certificate.certified, certificate.summary()
         eig_text, ratio_text, agree_text = "-", "-", "-"
         if n in args.eig_sizes:
             with mpmath.workdps(args.dps):
                 matrix = mpmath.matrix(X.tolist())
-                (values, _), eig_seconds = _timed(lambda: mpmath.eig(matrix))
+                (values, _), eig_seconds = _timed(lambda: mpmath.eig(matrix))  # noqa: B023
                 positive = sorted((v.imag for v in values if v.imag > 0), reverse=True)
                 gap = max((abs(a - b) for a, b in zip(positive, certificate.omegas)),
                           default=mpmath.mpf(0))

@@ -11,8 +11,9 @@ from typing import Any
 from symrope.errors import UsageError
 
 
-# The exit codes every sub-command shares.
-EXIT_PROVED, EXIT_REFUTED, EXIT_BAD_INPUT, EXIT_UNDECIDED = 0, 1, 2, 3
+# The exit codes every sub-command shares. 4 is a bug in symrope (an InternalError), never a
+# verdict: a script that reads 1 as "refuted" must not mistake a crash for a counterexample.
+EXIT_PROVED, EXIT_REFUTED, EXIT_BAD_INPUT, EXIT_UNDECIDED, EXIT_INTERNAL = 0, 1, 2, 3, 4
 
 
 def exit_code(verdicts) -> int:

@@ -9,8 +9,9 @@ from __future__ import annotations
 import importlib
 import sys
 
+from symrope._cliutil import EXIT_BAD_INPUT, EXIT_INTERNAL
 from symrope._version import __version__
-from symrope.errors import UsageError
+from symrope.errors import InternalError, UsageError
 
 # name -> (module, function, one-line help). Each function takes argv and returns an exit code.
 COMMANDS: dict[str, tuple[str, str, str]] = {
@@ -21,7 +22,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "audit": ("symrope.audit._cli", "main", "audit a float RoPE implementation's precision"),
 }
 
-EXIT_BAD_INPUT = 2
+REPORT_URL_HINT = "please report it with the command line that produced it"
 
 
 def _usage() -> str:
@@ -53,6 +54,11 @@ def main(argv: list[str] | None = None) -> int:
         message = " ".join(str(error).split())  # one line, whatever the message held
         print(f"symrope {name}: error: {message}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except InternalError as error:
+        message = " ".join(str(error).split())
+        print(f"symrope {name}: internal error (a bug in symrope, not a verdict): {message}; "
+              f"{REPORT_URL_HINT}", file=sys.stderr)
+        return EXIT_INTERNAL
     except KeyboardInterrupt:
         print(f"symrope {name}: interrupted", file=sys.stderr)
         return 130

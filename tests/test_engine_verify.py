@@ -218,6 +218,6 @@ def test_fractional_frequencies_share_one_template():
     R = lambda a: sp.Matrix([[sp.cos(a), -sp.sin(a)], [sp.sin(a), sp.cos(a)]])
     for omegas in ([sp.Rational(1, 10**i) for i in range(1, 9)],
                    [theta ** sp.Rational(-2 * i, 16) for i in range(1, 8)]):
-        rope = lambda pos: sp.BlockDiagMatrix(*[R(pos * w) for w in omegas])
+        rope = lambda pos: sp.BlockDiagMatrix(*[R(pos * w) for w in omegas])  # noqa: B023
         verdict = verify(sp.MatMul(rope(s).T, rope(t), evaluate=False), rope(t - s))
         assert verdict.proved and verdict.details["templates"] == 1, verdict.details

@@ -377,7 +377,7 @@ class _Run:
         if self.baseline is None and positions[0] == 0:
             head = np.arange(min(window, self.stream.max_position + 1), dtype=np.int64)
             self.baseline = self._rows(head, known_pos, known_table)
-        for band, (lo, hi) in enumerate(self.bands):
+        for band, (_lo, hi) in enumerate(self.bands):
             if not positions[0] <= hi <= positions[-1] or hi + 1 < 2 * window:
                 continue
             shifted = np.arange(hi - window + 1, hi + 1, dtype=np.int64)

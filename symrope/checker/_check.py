@@ -309,7 +309,7 @@ class _Run:
             return AssumptionResult("continuity", PROVED,
                                     "every entry of F and G is a composition of functions "
                                     "continuous on R", seconds=time.monotonic() - start)
-        for name, i, j, value, obstacle in obstacles:
+        for name, i, j, value, _obstacle in obstacles:
             fixed = _parameter_values(value, axes)
             finding = find_discontinuity(value, axes, fixed, budget=self.clock.left())
             if finding is not None:
