@@ -232,28 +232,40 @@ def test_compile_pdf_without_pdflatex_is_a_clear_error(tmp_path, monkeypatch, sa
 
 # --- encoding checks -------------------------------------------------------------------------------
 
-def test_check_report_document_renders_verdicts_counterexamples_and_classification(tmp_path):
+def test_check_report_document_typesets_claims_counterexamples_and_generator(tmp_path):
     class FakeCheckReport:  # the checker's report is read only through to_dict()
         def to_dict(self):
-            return {"encoding": "xpos_like",
+            return {"encoding": "xpos_like", "dim": 2, "position_dims": 1, "verdict": "refuted",
                     "assumptions": {
-                        "linearity": {"verdict": "proved", "counterexample": None},
-                        "translation_invariance": {"verdict": "refuted",
-                                                   "counterexample": {"s": "1", "t": "3"}},
+                        "linearity": {"verdict": "proved", "counterexample": None,
+                                      "evidence": "F(p)^T G(p) != I"},
+                        "translation_invariance": {
+                            "verdict": "refuted",
+                            "counterexample": {"s": "1", "t": "3", "x": "e_0", "y": "e_1",
+                                               "score_at_s_t": "sin(2)",
+                                               "score_at_0_t_minus_s": "cos(2)"}},
                         "identity_at_zero": {"verdict": "proved", "counterexample": None},
                         "continuity": {"verdict": "undecided", "counterexample": None}},
-                    "generator": [["lambda", "-omega"], ["omega", "lambda"]],
-                    "classification": {"kind": "damped rotation", "blocks": 64},
+                    "generator": {"axes": [{"axis": "p", "blocks": [
+                        {"indices": [0, 1], "matrix": "[[-1/2, -1], [1, -1/2]]"}]}],
+                                  "exponential": {"verdict": "proved"},
+                                  "pure_rotation": {"verdict": "refuted"}},
+                    "classification": {"p": {"damped_rotation": [
+                        {"indices": [0, 1], "eigenvalue": "-1/2 + I", "rate": "-1/2",
+                         "frequency": "1", "jordan_chains": [1], "normal": True}]}},
                     "seconds": 0.5}
     tex = check_report_document(FakeCheckReport())
-    for text in ["Linearity", "Translation invariance", "Identity at zero offset", "Continuity",
-                 "damped rotation", "Further details"]:
-        assert text in tex
-    assert tex.count("Verdict:") == 4
+    assert r"\frac{1}{2}" in tex and r"\sin{\left(2 \right)}" in tex   # exact values as math
+    assert r"\ensuremath{^{\top}}" in tex and r"\ensuremath{\neq}" in tex  # prose carets typeset
     require_tool("pdflatex")
     pdf, log = _compile_and_read(tmp_path, "check", tex)
+    assert latex_errors(log) == []
     text = squeeze(pdf_text(pdf))
-    assert "Verdict:refuted" in text and "s:1" in text and "dampedrotation" in text
+    for fragment in ["1.Linearity:proved", "2.Translationinvariance:refuted",
+                     "4.Continuity:undecided", "≈0.909297", "≈−0.416147",
+                     "Dampedrotationplanes(1)", "oncoordinates0,1"]:
+        assert fragment in text, fragment
+    assert "'" not in text and "**" not in text
 
 
 def test_check_report_document_survives_missing_and_odd_fields():

@@ -90,3 +90,35 @@ def test_liere_counterexample_is_a_pair_of_2d_positions(reports):
     counterexample = reports("liere_so3").assumptions["translation_invariance"].counterexample
     assert counterexample["s"].startswith("(") and counterexample["t"].startswith("(")
     assert counterexample["score_at_s_t"] != counterexample["score_at_0_t_minus_s"]
+
+
+@pytest.mark.parametrize("name", list(ZOO))
+def test_zoo_check_report_compiles_as_a_derivation(name, reports, tmp_path):
+    """`symrope check NAME --latex`: compiles without errors or overfull boxes and reads as
+    mathematics (no JSON, no ASCII carets), with the counterexample's numbers when refuted."""
+    from symrope.latex import check_report_document, compile_pdf, latex_errors, overfull_boxes
+    from test_latex_support import pdf_text, require_tool, squeeze
+
+    require_tool("pdflatex")
+    report = reports(name)
+    path = tmp_path / f"{name}.tex"
+    path.write_text(check_report_document(report), encoding="utf-8")
+    pdf = compile_pdf(path, tmp_path)
+    log = (tmp_path / f"{name}.log").read_text(encoding="latin-1")
+    assert latex_errors(log) == [] and overfull_boxes(log) == []
+    text = pdf_text(pdf)
+    for artefact in ("{'", "':", "**", "^T", "!=", "x_dot_y", "score_at", "seconds"):
+        assert artefact not in text, (artefact, text)
+    flat = squeeze(text)
+    for assumption, result in report.assumptions.items():
+        assert f"{result.verdict}" in flat
+        if result.verdict == "refuted" and assumption != "continuity":
+            # the exact point is typeset, and the score values are shown as decimals too
+            assert "≈" in text or "=" in text
+            point = result.counterexample
+            for key in ("s", "t", "p"):
+                if key in point and "/" in point[key] and "(" not in point[key]:
+                    numerator = point[key].split("/")[0].lstrip("-")
+                    assert numerator in flat
+    if report.generator:
+        assert "Generator" in text and "Classification" in text
