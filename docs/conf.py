@@ -1,4 +1,4 @@
-"""Sphinx configuration: MyST Markdown, MathJax, autodoc of symrope's docstrings.
+"""Sphinx configuration: MyST Markdown, math rendered at build time, autodoc of symrope's docstrings.
 
 Build with ``python -m sphinx -W -q -b html docs docs/_build/html`` (the ``docs`` extra).
 """
@@ -21,13 +21,19 @@ extensions = [
     "myst_parser",
     "sphinx.ext.autodoc",
     "sphinx.ext.napoleon",   # SymPy-style sections (Parameters / Returns / Examples, '=' rules)
-    "sphinx.ext.mathjax",
+    "sphinx.ext.imgmath",    # math rendered to SVG at build time: no CDN, readable offline
     "symrope_docs",          # derivation pages and CLI help, generated at build time
 ]
 
 source_suffix = {".md": "markdown"}
 root_doc = "index"
 exclude_patterns = ["_build", "README.md", "Thumbs.db", ".DS_Store"]
+
+# imgmath runs latex and dvisvgm (Debian: texlive-latex-extra for anyfontsize, dvisvgm) once per
+# formula and embeds each SVG in its page: math needs no network and no JavaScript.
+imgmath_image_format = "svg"
+imgmath_embed = True
+imgmath_font_size = 14
 
 myst_enable_extensions = ["dollarmath", "colon_fence", "deflist"]
 myst_heading_anchors = 3
