@@ -104,7 +104,7 @@ def exponential_form(n=3) -> Theorem:
     >>> from symrope.theorems import get_theorem
     >>> report = get_theorem("exponential_form").build().prove()
     >>> report.verdict, report.cited_lemmas
-    ('proved', 5)
+    ('proved', 6)
 
     References
     ==========
