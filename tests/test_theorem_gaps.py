@@ -124,3 +124,29 @@ def test_content_steps_are_in_the_json(reports):
     assert 0 < document["content_steps"] < document["checked_steps"]
     assert document["instance_steps"] >= 3
     assert all("content" in step for step in document["steps"] if step["kind"] == "checked")
+
+
+def test_xpos_checks_that_every_pair_decays(reports):
+    report = reports["xpos_damped_rotation"]
+    (step,) = [r for r in report.results if r.step.claim.startswith("1 - zeta_i")]
+    assert step.verdict.status == PROVED and step.content
+    assert "lambda > 0" in report.theorem.hypotheses[0]
+
+
+def test_skew_blocks_cite_the_normal_form_and_check_the_block_product(reports):
+    report = reports["skew_blocks_axis"]
+    assert any("Cor. 2.5.11" in r.step.reference for r in report.results if r.step.kind == CITED)
+    assert "instances" in report.theorem.statement
+
+
+def test_schedules_no_longer_claim_position_independence_from_im_omega(reports):
+    claims = _claims(reports["schedule_keeps_relative"])
+    assert not any(claim.startswith("Im(") for claim in claims)
+    assert "not checked" in reports["schedule_keeps_relative"].theorem.hypotheses[0]
+
+
+def test_rope_says_for_which_d_and_cites_the_block_lemma(reports):
+    report = reports["rope_relative"]
+    assert "Proved for this d" in report.theorem.statement
+    assert any("Higham" in r.step.reference for r in report.results if r.step.kind == CITED)
+    assert report.instance_steps >= 1
