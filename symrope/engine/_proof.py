@@ -4,6 +4,14 @@ A :class:`Theorem` is *proved* when every checked step got the verdict it expect
 ``proved``; a step may instead expect ``refuted``, as when a theorem states that a claim is
 false and exhibits the counterexample). Cited lemmas (analytic facts the CAS cannot check)
 are named, referenced and counted apart from checked steps, never silently trusted.
+
+Not every checked step says something. A step whose hypothesis *is* its claim proves nothing:
+:meth:`Theorem.prove` refuses it (verdict ``undecided``), whatever the engine would say. A step
+whose two sides are already identical (a value computed while the theorem was built, such as a
+limit evaluated to ``1`` and compared with ``1``) or become identical once its hypotheses are
+substituted is sound but has no *content*: it is counted as checked, not as a content step.
+A step may also name the ``instance`` it checks (an example matrix, one order of a series) so
+that a reader can tell instances from general statements.
 """
 
 from __future__ import annotations
@@ -16,10 +24,10 @@ import sympy as sp
 
 from symrope.errors import UsageError
 from symrope.engine._verdict import PROVED, REFUTED, UNDECIDED, Verdict
-from symrope.engine._verify import verify
+from symrope.engine._verify import _normalise, _rewrites, verify
 
 __all__ = ["Step", "Theorem", "ProofReport", "TheoremBuilder", "theorem", "BUILTIN",
-           "CHECKED", "DEFINITION", "CITED"]
+           "CHECKED", "DEFINITION", "CITED", "assumes_its_claim", "has_content"]
 
 CHECKED, DEFINITION, CITED = "checked", "definition", "cited"
 DEFAULT_STEP_BUDGET = 10.0
@@ -34,6 +42,8 @@ class Step:
     taken from the literature, with its ``reference``). ``justification`` is the short human
     reason rendered beside the step in derivations. ``display`` optionally gives LaTeX for the
     two sides where the real objects are too large to print (a 4096x4096 block matrix).
+    ``instance`` says which instance a checked step is (``"2x2 example X = lambda I + N"``,
+    ``"order 6"``) when it checks an example of a general fact rather than the fact itself.
     """
 
     kind: str
@@ -46,15 +56,96 @@ class Step:
     assumptions: tuple = ()
     budget: float | None = None
     display: tuple[str, str] | None = None
+    instance: str | None = None
 
     def statement(self) -> str:
         return self.claim
+
+
+def _rewritten_sides(step: Step):
+    """The two sides as the engine sees them: normalised, then every hypothesis substituted."""
+    lhs, rhs = _normalise(step.lhs), _normalise(step.rhs)
+    rewrites = _rewrites(step.assumptions)
+    if rewrites:
+        # The same substitution verify() performs, so "identical" means identical to the engine.
+        lhs, rhs = lhs.subs(list(rewrites.items())), rhs.subs(list(rewrites.items()))
+    return lhs, rhs, rewrites
+
+
+def _same(a, b) -> bool:
+    """``a`` and ``b`` are the same expression, up to SymPy's canonical evaluation."""
+    if a == b:
+        return True
+    if isinstance(a, sp.MatrixExpr) != isinstance(b, sp.MatrixExpr):
+        return False
+    try:
+        difference = (a - b).doit() if isinstance(a, sp.MatrixExpr) else sp.expand(a - b)
+    except (TypeError, ValueError, AttributeError, sp.ShapeError):
+        return False
+    if isinstance(difference, sp.MatrixExpr):
+        return isinstance(difference, sp.ZeroMatrix) or sp.expand(difference) == 0 or \
+            isinstance(sp.expand(difference), sp.ZeroMatrix)
+    return difference == 0
+
+
+def assumes_its_claim(step: Step) -> bool:
+    """Whether one of the step's hypotheses is the step's own claim ``lhs = rhs`` (either way).
+
+    Such a step "proves" its claim by substituting it: the engine would see two identical
+    sides. :meth:`Theorem.prove` refuses it.
+
+    Examples
+    ========
+
+    >>> import sympy as sp
+    >>> from symrope.engine._proof import Step, assumes_its_claim
+    >>> A, B, C = [sp.MatrixSymbol(name, 2, 2) for name in "ABC"]
+    >>> assumes_its_claim(Step("checked", "AB = I", "", lhs=A*B, rhs=sp.Identity(2),
+    ...                        assumptions=(sp.Eq(A*B, sp.Identity(2)),)))
+    True
+    >>> assumes_its_claim(Step("checked", "ABC = A", "", lhs=A*B*C, rhs=A,
+    ...                        assumptions=(sp.Eq(B*C, sp.Identity(2)),)))
+    False
+    """
+    if step.kind != CHECKED or not step.assumptions:
+        return False
+    lhs, rhs = _normalise(step.lhs), _normalise(step.rhs)
+    for before, after in _rewrites(step.assumptions).items():
+        if (_same(before, lhs) and _same(after, rhs)) or (_same(before, rhs) and _same(after, lhs)):
+            return True
+    return False
+
+
+def has_content(step: Step) -> bool:
+    """Whether a checked step asks the engine anything: its sides differ after the rewrites.
+
+    ``False`` for a step whose sides were equal as built (a value computed while building the
+    theorem, compared with itself) or become identical once its hypotheses are substituted (a
+    pure substitution, sound but saying nothing beyond the hypothesis), and for a step that
+    assumes its claim.
+
+    Examples
+    ========
+
+    >>> import sympy as sp
+    >>> from symrope.engine._proof import Step, has_content
+    >>> x = sp.Symbol('x', real=True)
+    >>> has_content(Step("checked", "1 = 1", "", lhs=sp.limit(sp.sin(x)/x, x, 0), rhs=1))
+    False
+    >>> has_content(Step("checked", "limit", "", lhs=sp.Limit(sp.sin(x)/x, x, 0), rhs=1))
+    True
+    """
+    if step.kind != CHECKED or assumes_its_claim(step):
+        return False
+    lhs, rhs, _ = _rewritten_sides(step)
+    return lhs != rhs
 
 
 @dataclass
 class StepResult:
     step: Step
     verdict: Verdict | None  # None for definitions and cited lemmas
+    content: bool | None = None  # checked steps: see has_content
 
     @property
     def ok(self) -> bool:
@@ -96,6 +187,16 @@ class ProofReport:
         return sum(1 for r in self.results if r.step.kind == CHECKED)
 
     @property
+    def content_steps(self) -> int:
+        """Checked steps with content (see :func:`has_content`)."""
+        return sum(1 for r in self.results if r.step.kind == CHECKED and r.content)
+
+    @property
+    def instance_steps(self) -> int:
+        """Checked steps that check a named instance of a general fact."""
+        return sum(1 for r in self.results if r.step.kind == CHECKED and r.step.instance)
+
+    @property
     def cited_lemmas(self) -> int:
         return sum(1 for r in self.results if r.step.kind == CITED)
 
@@ -113,6 +214,8 @@ class ProofReport:
             "parameters": {k: str(v) for k, v in self.theorem.params.items()},
             "verdict": self.verdict,
             "checked_steps": self.checked_steps,
+            "content_steps": self.content_steps,
+            "instance_steps": self.instance_steps,
             "cited_lemmas": self.cited_lemmas,
             "steps": [
                 {"kind": r.step.kind,
@@ -120,6 +223,8 @@ class ProofReport:
                  "expected": r.step.expect if r.step.kind == CHECKED else None,
                  "claim": r.step.claim,
                  "justification": r.step.justification,
+                 **({"content": r.content} if r.step.kind == CHECKED else {}),
+                 **({"instance": r.step.instance} if r.step.instance else {}),
                  **({"reference": r.step.reference} if r.step.reference else {}),
                  **({"evidence": r.verdict.to_dict()} if r.verdict else {})}
                 for r in self.results],
@@ -129,7 +234,8 @@ class ProofReport:
     def explain(self) -> str:
         """Several lines: the verdict, then each step that did not get its expected verdict."""
         lines = [f"{self.theorem.name}: {self.verdict} ({self.checked_steps} checked steps, "
-                 f"{self.cited_lemmas} cited lemmas, {self.seconds:.2f} s)"]
+                 f"{self.content_steps} with content, {self.cited_lemmas} cited lemmas, "
+                 f"{self.seconds:.2f} s)"]
         for r in self.failures():
             lines.append(f"  step {r.step.claim!r} expected {r.step.expect}: {r.verdict.explain()}")
         return "\n".join(lines)
@@ -182,17 +288,19 @@ class Theorem:
 
     def check(self, lhs, rhs, justification: str, *, claim: str | None = None,
               assumptions=(), budget: float | None = None, expect: str = PROVED,
-              display: tuple | None = None) -> None:
+              display: tuple | None = None, instance: str | None = None) -> None:
         """Add the claim ``lhs = rhs``, to be decided by :func:`symrope.verify`.
 
         ``expect="refuted"`` states that the claim is *false*: the step succeeds only with a
-        counterexample.
+        counterexample. ``instance`` names the example when the step checks an instance of a
+        general fact (it is shown beside the step and counted in the report).
         """
         if expect not in (PROVED, REFUTED):
             raise UsageError(f"a step can expect 'proved' or 'refuted', not {expect!r}")
         text = claim or f"{_short(lhs)} = {_short(rhs)}"
         self.steps.append(Step(CHECKED, text, justification, lhs=lhs, rhs=rhs, expect=expect,
-                               assumptions=tuple(assumptions), budget=budget, display=display))
+                               assumptions=tuple(assumptions), budget=budget, display=display,
+                               instance=instance))
 
     def cite(self, claim: str, reference: str, justification: str) -> None:
         """Add an analytic fact the CAS cannot check, with its reference (counted separately)."""
@@ -208,12 +316,18 @@ class Theorem:
             if step.kind != CHECKED:
                 results.append(StepResult(step, None))
                 continue
+            if assumes_its_claim(step):
+                results.append(StepResult(step, Verdict(
+                    UNDECIDED, step.lhs, step.rhs,
+                    reason="refused: a hypothesis of this step is its own claim, so substituting "
+                           "it proves nothing (check the claim, or cite it)"), content=False))
+                continue
             step_budget = step.budget or DEFAULT_STEP_BUDGET
             if budget is not None:
                 step_budget = min(step_budget, max(budget - (time.monotonic() - start), 0.05))
             verdict = verify(step.lhs, step.rhs, assumptions=step.assumptions,
                              budget=step_budget, seed=seed)
-            results.append(StepResult(step, verdict))
+            results.append(StepResult(step, verdict, content=has_content(step)))
         return ProofReport(self, results, time.monotonic() - start)
 
     def _latex(self, printer=None) -> str:

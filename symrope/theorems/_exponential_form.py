@@ -31,8 +31,14 @@ MATHLIB_GENERATOR = ("Lean Mathlib, OneParameterSubgroup.existsUnique_generator 
                      "unique X")
 HAMEL_CAUCHY = ("G. Hamel, 'Eine Basis aller Zahlen und die unstetigen Loesungen der "
                 "Funktionalgleichung f(x+y) = f(x) + f(y)', Math. Ann. 60 (1905) 459-462")
-HALL_ONE_PARAMETER = ("B. C. Hall, Lie Groups, Lie Algebras, and Representations, 2nd ed. (2015), "
-                      "Thm. 2.14 and its proof (continuous one-parameter subgroups)")
+MATHLIB_INTEGRAL_UNIT = ("Lean Mathlib, Mathlib/Analysis/Normed/Algebra/OneParameterSubgroup.lean, "
+                         "lemma exists_isUnit_intervalIntegral (used in the proof of "
+                         "existsUnique_generator): for a continuous one-parameter subgroup U there "
+                         "is d > 0 with int_0^d U(x) dx invertible")
+INTEGRAL_LINEARITY = ("linearity of the (entrywise) interval integral: a constant matrix factor "
+                      "moves inside, M int f = int M f and (int f) M = int f M (Mathlib "
+                      "ContinuousLinearMap.intervalIntegral_comp_comm; the same file's proof of "
+                      "existsUnique_generator uses it for U(t) int_0^d U = int_0^d U(t + x) dx)")
 MEAN_VALUE = ("mean value theorem (e.g. W. Rudin, Principles of Mathematical Analysis, 3rd ed., "
               "Thm. 5.11): a function with zero derivative on an interval is constant")
 EXP_SERIES = ("the exponential series converges absolutely and may be differentiated term by "
@@ -98,7 +104,7 @@ def exponential_form(n=3) -> Theorem:
     >>> from symrope.theorems import get_theorem
     >>> report = get_theorem("exponential_form").build().prove()
     >>> report.verdict, report.cited_lemmas
-    ('proved', 5)
+    ('proved', 6)
 
     References
     ==========
@@ -110,14 +116,18 @@ def exponential_form(n=3) -> Theorem:
     identity = sp.Identity(size)
     u, v, d, e = sp.symbols("u v d e", real=True)
     h = sp.Function("h")
-    H_d, H_e, H_de, H_0, A, X, dH_d, E, dE, E_pos = [
+    H_d, H_e, H_de, H_0, A, X, dH_d, E, dE, E_pos, H_u, H_du = [
         sp.MatrixSymbol(name, size, size) for name in
-        ("Hd", "He", "Hde", "H0", "A", "X", "dHd", "Em", "dEm", "Ep")]
+        ("Hd", "He", "Hde", "H0", "A", "X", "dHd", "Em", "dEm", "Ep", "Hu", "Hdu")]
     thm = Theorem(
         "exponential_form",
         "If d -> H(d) is a continuous map from the reals to invertible n x n matrices with "
         "H(a + b) = H(a) H(b) and H(0) = I, then H is differentiable, X = H'(0) commutes with "
-        "every H(d), and H(d) = e^{dX} for every real d.",
+        "every H(d), and H(d) = e^{dX} for every real d. Proved here: the algebra (on opaque "
+        "n x n matrices) and the calculus (on one entry) of the integral-trick and "
+        "ODE-uniqueness argument; cited: the analytic lemma itself (Mathlib), the invertibility "
+        "of the integral, the linearity of the integral, the derivative of e^{-dX} (checked on "
+        "two 2x2 instances) and the mean value theorem.",
         hypotheses=["H(a + b) = H(a) H(b), H(0) = I (theorem group_law)",
                     "H is continuous (assumption 4)"],
         statement_latex=r"H \text{ continuous},\ H(a+b) = H(a)H(b),\ H(0) = I \implies "
@@ -126,10 +136,11 @@ def exponential_form(n=3) -> Theorem:
              "H(d) = exp(dX) for a unique X", MATHLIB_GENERATOR,
              "the analytic lemma this theorem rests on; the steps below check its algebraic and "
              "calculus skeleton where SymPy can")
-    thm.cite("A = int_0^e H(u) du is invertible for some e > 0", HALL_ONE_PARAMETER,
+    thm.cite("A = int_0^e H(u) du is invertible for some e > 0", MATHLIB_INTEGRAL_UNIT,
              "A / e -> H(0) = I as e -> 0 by continuity, and the invertible matrices are open")
     thm.define("A", "int_0^e H(u) du", "the integral of H over [0, e], entrywise")
-    thm.define("Hd, He, Hde, H0, dHd", "H(d), H(e), H(d+e), H(0), H'(d)",
+    thm.define("Hd, He, Hde, H0, dHd, Hu, Hdu", "H(d), H(e), H(d+e), H(0), H'(d), H(u), "
+               "H(d+u)",
                f"opaque {size} x {size} matrices")
 
     # The calculus, on one entry h of H (integrals and derivatives of matrices act entrywise).
@@ -141,9 +152,14 @@ def exponential_form(n=3) -> Theorem:
     thm.check(sp.diff(sp.Integral(h(v), (v, d, d + e)), d), h(d + e) - h(d),
               "Leibniz rule for an integral with moving limits",
               claim="d/dd int_d^{d+e} h(v) dv = h(d + e) - h(d)")
-    thm.define("H(d) A = int_d^{d+e} H(v) dv", "int_0^e H(d) H(u) du = int_0^e H(d+u) du",
-               "linearity of the integral, the group law H(d)H(u) = H(d+u), then the change of "
-               "variables checked above")
+    thm.check(_product(H_d, H_u), _product(H_u, H_d),
+              "both products are H(d + u) by the group law (so the integrands of H(d) A and "
+              "A H(d) agree at every u)", claim="H(d) H(u) = H(u) H(d)",
+              assumptions=[sp.Eq(_product(H_d, H_u), H_du), sp.Eq(_product(H_u, H_d), H_du)])
+    thm.cite("H(d) A = int_0^e H(d) H(u) du = int_0^e H(d + u) du = int_d^{d+e} H(v) dv, and "
+             "A H(d) = int_0^e H(u) H(d) du = H(d) A", INTEGRAL_LINEARITY,
+             "linearity of the integral, then the group law (the step above), then the change of "
+             "variables checked above on one entry")
 
     # (H(e) - I) A^{-1} is written out as H(e) A^{-1} - A^{-1}: same matrix, and the random
     # matrix cross-checks stay cheap (no identity inside a product).
@@ -163,8 +179,7 @@ def exponential_form(n=3) -> Theorem:
     # X commutes with H(d).
     commutes_with_A = sp.Eq(_product(H_d, A), _product(A, H_d))
     thm.check(_product(A.I, _product(H_d, A), A.I), _product(H_d, A.I),
-              "H(d) A = int H(d)H(u) du = int H(u)H(d) du = A H(d) (H(d)H(u) = H(d+u) = "
-              "H(u)H(d)); multiply by A^{-1} on both sides",
+              "H(d) A = A H(d) (cited above); multiply by A^{-1} on both sides",
               claim="A^{-1} H(d) = H(d) A^{-1}", assumptions=[commutes_with_A])
     thm.check(_difference(_product(H_e, _product(A.I, H_d)), _product(A.I, H_d)),
               _product(H_e, H_d, A.I) - _product(H_d, A.I),
@@ -184,10 +199,10 @@ def exponential_form(n=3) -> Theorem:
         thm.check(sp.diff(exponential, d), -example * exponential,
                   "differentiate SymPy's closed form of the exponential (an example where "
                   "SymPy can; the general fact is the term-by-term derivative of the series)",
-                  claim=f"d/dd e^{{-dX}} = -X e^{{-dX}} for {name}")
+                  claim=f"d/dd e^{{-dX}} = -X e^{{-dX}} for {name}", instance=f"2x2, {name}")
         thm.check(exponential * exponential_of(example, d), sp.eye(2),
                   "dX and -dX commute, so e^{-dX} e^{dX} = e^{0} = I",
-                  claim=f"e^{{-dX}} e^{{dX}} = I for {name}")
+                  claim=f"e^{{-dX}} e^{{dX}} = I for {name}", instance=f"2x2, {name}")
     thm.cite("d/dd e^{-dX} = -e^{-dX} X and e^{dX} e^{-dX} = I for every square X", EXP_SERIES,
              "differentiate the series term by term; dX commutes with -dX")
     thm.check(_product(dE, H_d) + _product(E, dH_d), sp.ZeroMatrix(size, size),

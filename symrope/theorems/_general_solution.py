@@ -1,5 +1,8 @@
 """Theorem 3: the general solution ``G = C e^{pX}``, ``F = C^{-T} e^{-pX^T}``; F = G iff rotations.
 
+* Every solution has this form: translation invariance at ``s = 0`` gives
+  ``G(t) = G(0) H(t) = C e^{tX}``, and ``F(t)^T = G(t)^{-1}`` gives
+  ``F(t) = ((C e^{tX})^{-1})^T = C^{-T} e^{-tX^T}``.
 * The pair satisfies the assumptions: ``F(s)^T G(t) = e^{(t-s)X} = H(t - s)`` and ``H(0) = I``.
 * ``F = G`` for all ``p`` **iff** ``C`` is orthogonal and ``X`` is skew-symmetric:
   sufficiency is proved; for necessity, ``F(0) = G(0)`` forces ``C^{-T} = C`` and
@@ -8,7 +11,8 @@
   counterexamples.
 
 The matrix algebra runs on opaque ``MatrixSymbol`` s; the three facts about the exponential it
-uses (``(e^A)^T = e^{A^T}``, ``e^{A} e^{B} = e^{A+B}`` for commuting ``A, B``,
+uses (``(e^A)^T = e^{A^T}``, ``(e^A)^{-1} = e^{-A}``, ``e^{A} e^{B} = e^{A+B}`` for commuting
+``A, B``,
 ``d/dp e^{pA}|_0 = A``) are cited and also checked on explicit matrices where SymPy has closed
 forms (a damped rotation and a non-normal Jordan block, where transposes matter).
 """
@@ -28,8 +32,9 @@ def _product(*factors):
     return sp.MatMul(*factors, evaluate=False)
 
 
-@theorem("general_solution", "G(p) = C e^{pX}, F(p) = C^{-T} e^{-pX^T} satisfy the assumptions; "
-         "F = G iff C orthogonal and X skew-symmetric", grid={"n": [2, 3, 5]}, n=3)
+@theorem("general_solution", "every solution is G(p) = C e^{pX}, F(p) = C^{-T} e^{-pX^T} "
+         "(C = G(0)), and every such pair is one; F = G iff C orthogonal and X skew-symmetric "
+         "(opaque n x n matrices; exponential-series facts cited)", grid={"n": [2, 3, 5]}, n=3)
 def general_solution(n=3) -> Theorem:
     """Build theorem 3 for ``n x n`` matrices.
 
@@ -60,46 +65,75 @@ def general_solution(n=3) -> Theorem:
     size = matrix_size(n)
     identity = sp.Identity(size)
     s, t, p = sp.symbols("s t p", real=True)
-    C, X, E_t, E_ms, E_tms, ET_ms, E_p, ET_mp, dF0, dG0 = [
+    C, X, E_t, E_ms, E_mt, ET_ms, ET_mt, E_p, ET_mp, G_0, G_t, H_t, A, P = [
         sp.MatrixSymbol(name, size, size) for name in
-        ("C", "X", "Et", "Ems", "Etms", "ETms", "Ep", "ETmp", "dF0", "dG0")]
+        ("C", "X", "Et", "Ems", "Emt", "ETms", "ETmt", "Ep", "ETmp", "G0", "Gt", "Ht", "A", "P")]
     thm = Theorem(
         "general_solution",
-        "For an invertible n x n matrix C and any n x n matrix X, G(p) = C e^{pX} and "
-        "F(p) = C^{-T} e^{-pX^T} satisfy F(s)^T G(t) = e^{(t-s)X} = H(t - s) with H(0) = I. "
-        "Moreover F(p) = G(p) for every real p if and only if C^T C = I and X^T = -X.",
-        hypotheses=["C invertible", "X any real square matrix"],
-        statement_latex=r"G(p) = Ce^{pX},\ F(p) = C^{-\top}e^{-pX^\top} \implies "
-                        r"F(s)^\top G(t) = e^{(t-s)X};\quad F \equiv G \iff C^\top C = I,\ "
+        "Let F, G satisfy translation invariance F(s)^T G(t) = H(t - s) with H(t) = e^{tX} "
+        "(theorems group_law and exponential_form). Then G(t) = C e^{tX} and "
+        "F(t) = C^{-T} e^{-tX^T} with C = G(0): every solution has this form. Conversely, for "
+        "every invertible n x n C and n x n X this pair satisfies F(s)^T G(t) = e^{(t-s)X} with "
+        "H(0) = I. Moreover F(p) = G(p) for every real p if and only if C^T C = I and "
+        "X^T = -X. Checked on opaque n x n matrices; cited: the exponential-series facts "
+        "(e^A)^T = e^{A^T}, (e^A)^{-1} = e^{-A}, e^{A} e^{B} = e^{A+B} for AB = BA and "
+        "d/dp e^{pA}|_0 = A, each also checked on 2x2 instances.",
+        hypotheses=["C invertible", "X any real square matrix",
+                    "for the converse direction: F(s)^T G(t) = H(t - s), H(t) = e^{tX}"],
+        statement_latex=r"F(s)^\top G(t) = e^{(t-s)X} \iff G(p) = Ce^{pX},\ "
+                        r"F(p) = C^{-\top}e^{-pX^\top};\quad F \equiv G \iff C^\top C = I,\ "
                         r"X^\top = -X")
-    thm.define("Et, Ems, Etms, ETms", "e^{tX}, e^{-sX}, e^{(t-s)X}, e^{-sX^T}",
+    thm.define("Et, Emt, Ems, ETmt, ETms", "e^{tX}, e^{-tX}, e^{-sX}, e^{-tX^T}, e^{-sX^T}",
                f"exponentials of the opaque {size} x {size} generator, as opaque matrices")
-    thm.cite("(e^{A})^T = e^{A^T}; e^{A} e^{B} = e^{A+B} when AB = BA; e^{0} = I; "
-             "d/dp e^{pA} at p = 0 is A", EXP_SERIES,
-             "transpose and differentiate the exponential series term by term")
+    thm.cite("(e^{A})^T = e^{A^T}; (e^{A})^{-1} = e^{-A}; e^{A} e^{B} = e^{A+B} when AB = BA; "
+             "e^{0} = I; d/dp e^{pA} at p = 0 is A", EXP_SERIES,
+             "transpose, multiply and differentiate the exponential series term by term")
+    thm.check(sp.Transpose(_product(A, P)), _product(sp.Transpose(P), A.T),
+              "the induction step behind (e^A)^T = e^{A^T}: (A^{k+1})^T = (A A^k)^T = "
+              "(A^k)^T A^T, which is (A^T)^k A^T = (A^T)^{k+1} by the induction hypothesis "
+              "(A^k)^T = (A^T)^k; the series is then transposed term by term (cited)",
+              claim="(A^{k+1})^T = (A P)^T = P^T A^T with P = A^k")
     lam, omega = sp.symbols("lambda omega", real=True)
     jordan = sp.Matrix([[lam, 1], [0, lam]])
     thm.check(exponential_of(jordan.T, -s).T, exponential_of(jordan, -s),
               "closed forms of both exponentials (a non-normal example, so the transpose "
-              "matters)", claim="(e^{-sX^T})^T = e^{-sX} for X = lambda I + N")
+              "matters)", claim="(e^{-sX^T})^T = e^{-sX} for X = lambda I + N",
+              instance="2x2 Jordan block X = lambda I + N")
+    thm.check(exponential_of(jordan, t).inv(), exponential_of(jordan, -t),
+              "closed forms of both sides", claim="(e^{tX})^{-1} = e^{-tX} for X = lambda I + N",
+              instance="2x2 Jordan block X = lambda I + N")
     thm.check(exponential_of(jordan, -s) * exponential_of(jordan, t),
               exponential_of(jordan, t - s), "-sX and tX commute",
-              claim="e^{-sX} e^{tX} = e^{(t-s)X} for X = lambda I + N")
+              claim="e^{-sX} e^{tX} = e^{(t-s)X} for X = lambda I + N",
+              instance="2x2 Jordan block X = lambda I + N")
+
+    # Every solution has this form.
+    thm.define("G0, Gt, Ht", "G(0), G(t), H(t) = e^{tX}", "opaque; C := G(0)")
+    thm.check(G_t, _product(G_0, H_t),
+              "theorem group_law at s = 0: H(t) = G(0)^{-1} G(t); multiply by G(0) = C",
+              claim="G(t) = G(0) H(t) = C e^{tX}",
+              assumptions=[sp.Eq(H_t, _product(G_0.I, G_t))])
+    thm.check(sp.Transpose(sp.Inverse(_product(C, E_t))), _product(C.I.T, sp.Transpose(E_t.I)),
+              "theorem group_law gives F(t)^T = G(t)^{-1}, so F(t) = (G(t)^{-1})^T; "
+              "(AB)^{-1} = B^{-1} A^{-1} and (AB)^T = B^T A^T",
+              claim="F(t) = ((C e^{tX})^{-1})^T = C^{-T} ((e^{tX})^{-1})^T")
+    thm.check(_product(C.I.T, sp.Transpose(E_t.I)), _product(C.I.T, ET_mt),
+              "substitute the cited (e^{tX})^{-1} = e^{-tX} and (e^{-tX})^T = e^{-tX^T}",
+              claim="C^{-T} ((e^{tX})^{-1})^T = C^{-T} e^{-tX^T}",
+              assumptions=[sp.Eq(E_t.I, E_mt), sp.Eq(sp.Transpose(E_mt), ET_mt)])
 
     # The pair satisfies the assumptions.
     F_s = _product(C.I.T, ET_ms)
-    G_t = _product(C, E_t)
-    thm.check(_product(F_s.T, G_t), _product(ET_ms.T, E_t),
+    G_of_t = _product(C, E_t)
+    thm.check(_product(F_s.T, G_of_t), _product(ET_ms.T, E_t),
               "(AB)^T = B^T A^T and (C^{-T})^T C = C^{-1} C = I",
               claim="F(s)^T G(t) = (e^{-sX^T})^T C^{-1} C e^{tX} = (e^{-sX^T})^T e^{tX}")
     thm.check(_product(ET_ms.T, E_t), _product(E_ms, E_t),
-              "(e^{-sX^T})^T = e^{(-sX^T)^T} = e^{-sX} (cited, checked above on an example)",
+              "(e^{-sX^T})^T = e^{(-sX^T)^T} = e^{-sX} (cited, checked above on an instance)",
               claim="(e^{-sX^T})^T e^{tX} = e^{-sX} e^{tX}", assumptions=[sp.Eq(ET_ms.T, E_ms)])
-    thm.check(_product(E_ms, E_t), E_tms,
-              "-sX and tX commute, so the exponents add (cited, checked above on an example)",
-              claim="e^{-sX} e^{tX} = e^{(t-s)X} = H(t - s)",
-              assumptions=[sp.Eq(_product(E_ms, E_t), E_tms)])
-    thm.check(_product(C.I.T, identity).T * _product(C, identity), identity,
+    thm.cite("e^{-sX} e^{tX} = e^{(t-s)X} = H(t - s)", EXP_SERIES,
+             "-sX and tX commute, so the exponents add (checked above on an instance)")
+    thm.check(_product(sp.Transpose(_product(C.I.T, identity)), _product(C, identity)), identity,
               "at s = t = 0 every exponential is e^{0} = I", claim="H(0) = F(0)^T G(0) = I")
 
     # Sufficiency: C orthogonal and X skew give F = G.
@@ -125,15 +159,17 @@ def general_solution(n=3) -> Theorem:
     entries = sp.Matrix(2, 2, sp.symbols("c11 c12 c21 c22"))
     thm.check(entries.T * entries.inv().T, sp.eye(2),
               "the same on symbolic entries: C^T (C^{-1})^T = (C^{-1} C)^T",
-              claim="C^T C^{-T} = I for a 2x2 C with symbolic entries")
-    thm.check(dF0, _product(-1, C.I.T, X.T),
-              "d/dp e^{-pX^T} at 0 is -X^T (cited)", claim="F'(0) = -C^{-T} X^T",
-              assumptions=[sp.Eq(dF0, -_product(C.I.T, X.T))])
+              claim="C^T C^{-T} = I for a 2x2 C with symbolic entries",
+              instance="2x2 C with symbolic entries")
+    thm.cite("F'(0) = -C^{-T} X^T and G'(0) = C X", EXP_SERIES,
+             "the cited derivative d/dp e^{pA}|_0 = A with A = -X^T and A = X, times the constant "
+             "factors C^{-T} and C")
     rotation_example = sp.Matrix([[lam, -omega], [omega, lam]])
     example_G = entries * exponential_of(rotation_example, p)
     thm.check(example_G.diff(p).subs(p, 0), entries * rotation_example,
               "differentiate SymPy's closed form (symbolic entries of C)",
-              claim="G'(0) = C X for X = lambda I + omega J and symbolic C")
+              claim="G'(0) = C X for X = lambda I + omega J and symbolic C",
+              instance="2x2, X = lambda I + omega J, C with symbolic entries")
     thm.check(_product(C.I, _product(C, X.T)), -X,
               "F'(0) = G'(0) with C^{-T} = C reads -C X^T = C X; multiply by C^{-1}",
               claim="-C X^T = C X implies X^T = C^{-1}(C X^T) = -X",

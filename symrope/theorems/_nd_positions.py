@@ -1,11 +1,18 @@
-"""N-dimensional positions: ``R(r) = exp(sum_k r_k X_k)`` is relative iff the generators commute.
+"""N-dimensional positions: for *skew* generators, ``G(r) = exp(sum_k r_k X_k)`` (F = G) is
+relative iff the generators commute.
 
-Sufficiency, for any size: the commutator of ``A(s) = sum s_k X_k`` and ``A(t)`` is
-``sum_{j<k} (s_j t_k - s_k t_j) [X_j, X_k]``, zero when the generators commute; then
+The score is ``G(s)^T G(t) = exp(A(s))^T exp(A(t)) = exp(A(s)^T) exp(A(t))``. Only when every
+generator is skew is ``A(s)^T = -A(s)`` and the score ``exp(-A(s)) exp(A(t))``; without it the
+claim fails already on one axis (``X = 1``: the score is ``e^{s + t}``, refuted here).
+
+Sufficiency, for any size: the commutator of ``A(s) = s1 X1 + s2 X2`` and ``A(t)`` is
+``(s1 t2 - s2 t1) [X1, X2]``, zero when the generators commute; then
 ``exp(-A(s)) exp(A(t)) = exp(A(t) - A(s)) = exp(A(t - s))`` (the exponential of commuting
-matrices, a cited lemma). Necessity is shown on the standard non-commuting pair of so(3)
-(LieRE-style learned generators): the score changes when both positions shift by the same
-vector, with the exact counterexample.
+matrices, a cited lemma). Necessity, for any size: relative means
+``exp(-A(s)) exp(A(t)) = exp(A(t - s))`` for all s, t; on ``s = (sigma, 0)``, ``t = (0, tau)``
+the coefficients of ``sigma tau`` in the two series are ``-X1 X2`` and ``-(X1 X2 + X2 X1)/2``,
+equal only if ``[X1, X2] = 0`` (checked on opaque matrices). The standard non-commuting pair of
+so(3) (LieRE-style learned generators) is the concrete counterexample of the second theorem.
 """
 
 from __future__ import annotations
@@ -14,15 +21,20 @@ import sympy as sp
 
 from symrope.engine import Theorem, theorem
 from symrope.checker._zoo import rotation, so3_exponential
+from symrope.theorems._exponential_form import EXP_SERIES
+
+MATHLIB_EXP_ADD = ("Mathlib NormedSpace.exp_add_of_commute "
+                   "(Mathlib/Analysis/Normed/Algebra/Exponential.lean)")
 
 __all__ = ["nd_commuting_generators_relative", "nd_noncommuting_generators_not_relative"]
 
 
 @theorem("nd_commuting_generators_relative",
-         "exp(sum r_k X_k) gives scores depending only on t - s when the X_k commute",
+         "skew generators: exp(r1 X1 + r2 X2) gives scores depending only on t - s iff "
+         "X1 X2 = X2 X1 (both directions, opaque matrices); non-skew one-axis X = 1 refuted",
          grid={"n": [2, 3, 4]}, n=3)
 def nd_commuting_generators_relative(n=3) -> Theorem:
-    """Sufficiency for two position axes and ``n x n`` generators, plus 2D mixed RoPE.
+    """Both directions for two position axes and skew ``n x n`` generators, plus 2D mixed RoPE.
 
     Examples
     ========
@@ -30,7 +42,7 @@ def nd_commuting_generators_relative(n=3) -> Theorem:
     >>> from symrope.theorems import get_theorem
     >>> report = get_theorem("nd_commuting_generators_relative").build(n=2).prove()
     >>> report.verdict, report.cited_lemmas
-    ('proved', 1)
+    ('proved', 3)
 
     References
     ==========
@@ -40,17 +52,35 @@ def nd_commuting_generators_relative(n=3) -> Theorem:
     """
     n = int(n)
     X1, X2 = sp.MatrixSymbol("X1", n, n), sp.MatrixSymbol("X2", n, n)
-    s1, s2, t1, t2 = sp.symbols("s1 s2 t1 t2", real=True)
+    s1, s2, t1, t2, sigma, tau = sp.symbols("s1 s2 t1 t2 sigma tau", real=True)
 
     def A(a, b):
         return a * X1 + b * X2
 
+    def product(*factors):
+        return sp.MatMul(*factors, evaluate=False)
+
     commutator = X1 * X2 - X2 * X1
     thm = Theorem("nd_commuting_generators_relative",
-                  "if X1 X2 = X2 X1 then exp(-A(s)) exp(A(t)) = exp(A(t - s)), "
-                  "A(r) = r1 X1 + r2 X2",
-                  hypotheses=["X1 X2 = X2 X1", "s, t in R^2"],
-                  statement_latex=r"[X_1, X_2] = 0 \Rightarrow e^{-A(s)} e^{A(t)} = e^{A(t-s)}")
+                  f"For skew-symmetric n x n generators X1, X2 (n = {n}; the algebra uses no "
+                  "entries) and G(r) = exp(A(r)), A(r) = r1 X1 + r2 X2, F = G: the score "
+                  "G(s)^T G(t) = exp(-A(s)) exp(A(t)) is a function of t - s for all s, t in R^2 "
+                  "if and only if X1 X2 = X2 X1, and then it is exp(A(t - s)). Without skewness "
+                  "the claim is false (one axis, X = 1: the score is e^(s+t)). Cited: the "
+                  "exponent law for commuting matrices and the transpose of the series.",
+                  hypotheses=["X1^T = -X1, X2^T = -X2", "s, t in R^2", "F = G"],
+                  statement_latex=r"X_k^\top = -X_k:\ G(s)^\top G(t) = e^{-A(s)} e^{A(t)} = "
+                                  r"e^{A(t-s)}\ \forall s, t \iff [X_1, X_2] = 0")
+    skew = [sp.Eq(X1.T, -X1), sp.Eq(X2.T, -X2)]
+    thm.check(A(s1, s2).T, -A(s1, s2), "transpose is linear; each generator is skew",
+              claim="A(s)^T = -A(s)", assumptions=skew)
+    thm.cite("(e^B)^T = e^{B^T}, so G(s)^T = e^{A(s)^T} = e^{-A(s)}", EXP_SERIES,
+             "transpose the exponential series term by term")
+    thm.check(sp.exp(s1) * sp.exp(t1), sp.exp(t1 - s1),
+              "one axis with the non-skew generator X = 1 (1x1): G(p) = e^p, so "
+              "G(s)^T G(t) = e^{s+t}, not e^{t-s}", expect="refuted",
+              claim="X = 1: G(s)^T G(t) = e^s e^t = e^(t-s) (false: skewness is needed)",
+              instance="1x1, X = 1")
     thm.check(sp.expand(A(s1, s2) * A(t1, t2) - A(t1, t2) * A(s1, s2)),
               (s1 * t2 - s2 * t1) * commutator,
               "bilinearity: only the cross terms survive",
@@ -58,11 +88,31 @@ def nd_commuting_generators_relative(n=3) -> Theorem:
     thm.check((s1 * t2 - s2 * t1) * commutator, sp.ZeroMatrix(n, n),
               "the generators commute (hypothesis used as the rewrite X1 X2 -> X2 X1)",
               assumptions=[sp.Eq(X1 * X2, X2 * X1)], claim="[A(s), A(t)] = 0")
-    thm.cite("exp(B) exp(C) = exp(B + C) when B C = C B",
-             "Mathlib NormedSpace.exp_add_of_commute (Mathlib/Analysis/Normed/Algebra/Exponential.lean)",
+    thm.cite("exp(B) exp(C) = exp(B + C) when B C = C B", MATHLIB_EXP_ADD,
              "the exponential of commuting matrices is the product of their exponentials")
     thm.check(A(t1, t2) - A(s1, s2), A(t1 - s1, t2 - s2), "A is linear in the position",
               claim="A(t) - A(s) = A(t - s)")
+
+    # Necessity: the sigma tau coefficient at s = (sigma, 0), t = (0, tau).
+    thm.cite("e^B = I + B + B^2/2 + (terms of degree >= 3 in B); so the coefficient of "
+             "sigma tau in e^{-sigma X1} e^{tau X2} is (-X1) X2, and in e^{tau X2 - sigma X1} "
+             "it is the sigma tau part of (tau X2 - sigma X1)^2 / 2", EXP_SERIES,
+             "the series converges absolutely, so coefficients of sigma^i tau^j may be compared")
+    U, V, W, Z = [sp.MatrixSymbol(name, n, n) for name in "UVWZ"]
+    thm.check(product(U + V, W + Z), U * W + U * Z + V * W + V * Z,
+              "distribute; with W = U and Z = V: (U + V)^2 = U^2 + U V + V U + V^2",
+              claim="(U + V)(W + Z) = U W + U Z + V W + V Z")
+    thm.check(product(tau * X2, -sigma * X1) + product(-sigma * X1, tau * X2),
+              -sigma * tau * (X1 * X2 + X2 * X1),
+              "U = tau X2 and V = -sigma X1: U^2 and V^2 carry tau^2 and sigma^2, so the "
+              "sigma tau part of (tau X2 - sigma X1)^2 is U V + V U",
+              claim="sigma tau part of (tau X2 - sigma X1)^2: U V + V U = -sigma tau (X1 X2 + "
+                    "X2 X1)")
+    thm.check(-X1 * X2 + (X1 * X2 + X2 * X1) / 2, -commutator / 2,
+              "relative at s = (sigma, 0), t = (0, tau) equates the two sigma tau coefficients "
+              "-X1 X2 and -(X1 X2 + X2 X1)/2; their difference is -[X1, X2]/2, so a relative "
+              "score forces [X1, X2] = 0",
+              claim="-X1 X2 - (-(X1 X2 + X2 X1)/2) = -[X1, X2]/2")
     # A concrete commuting family: 2D mixed RoPE, every pair turning with both coordinates.
     a, b, c, e = sp.Rational(1), sp.Rational(1, 3), sp.Rational(1, 2), sp.Rational(2, 5)
     J = sp.Matrix([[0, -1], [1, 0]])
@@ -71,11 +121,11 @@ def nd_commuting_generators_relative(n=3) -> Theorem:
     def G(r1, r2):
         return sp.diag(rotation(r1 * a + r2 * c), rotation(r1 * b + r2 * e))
 
-    thm.check(Y1 * Y2, Y2 * Y1, "2D mixed RoPE: both generators are block diagonal in the same "
-              "planes", claim="[X_x, X_y] = 0 for 2D mixed RoPE")
+    thm.check(product(Y1, Y2), product(Y2, Y1), "2D mixed RoPE: both generators are block diagonal in the same "
+              "planes", claim="[X_x, X_y] = 0 for 2D mixed RoPE", instance="2D mixed RoPE, 4x4")
     thm.check(G(s1, s2).T * G(t1, t2), G(t1 - s1, t2 - s2),
               "angle addition in each plane: the score sees only t - s",
-              claim="G(s)^T G(t) = G(t - s) for 2D mixed RoPE")
+              claim="G(s)^T G(t) = G(t - s) for 2D mixed RoPE", instance="2D mixed RoPE, 4x4")
     return thm
 
 

@@ -40,8 +40,8 @@ def rope_half(p, omega) -> sp.Matrix:
 
 
 @theorem("pairing_permutation",
-         "R_half(p) = P R_inter(p) P^T for the de-interleave permutation P, and HF's "
-         "q*cos + rotate_half(q)*sin = R_half(p) q", grid={"d": [2, 4, 8, 16]}, d=8, theta=10000)
+         "at the given d (default 8): R_half(p) = P R_inter(p) P^T for the de-interleave "
+         "permutation P, and HF's q*cos + rotate_half(q)*sin = R_half(p) q", grid={"d": [2, 4, 8, 16]}, d=8, theta=10000)
 def pairing_permutation(d=8, theta=10000) -> Theorem:
     """Build the pairing theorem for head dimension ``d`` and base ``theta``.
 

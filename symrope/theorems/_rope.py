@@ -29,6 +29,9 @@ from symrope.theorems._matrix_exponential import J
 __all__ = ["rope_relative", "rope_frequencies", "rope_blocks"]
 
 _SCALE = sp.Dummy("x", real=True)
+BLOCK_FUNCTION = ("N. J. Higham, Functions of Matrices: Theory and Computation (SIAM 2008), "
+                  "Thm. 1.13: a primary matrix function of a block-diagonal matrix is the "
+                  "block diagonal of the functions of the blocks")
 
 
 def _product(*factors):
@@ -80,8 +83,9 @@ def rope_blocks(position, frequencies) -> sp.BlockDiagMatrix:
     return sp.BlockDiagMatrix(*[sp.ImmutableMatrix([[c, -s], [s, c]]) for c, s in pieces])
 
 
-@theorem("rope_relative", "RoPE: R_d(p) = e^{pX}, R_d(s)^T R_d(t) = R_d(t-s), and the score "
-         "(R_d(s)q)^T(R_d(t)k) = q^T R_d(t-s) k, for every even d",
+@theorem("rope_relative", "RoPE at the given even d (default 64): R_d(p) = e^{pX}, "
+         "R_d(s)^T R_d(t) = R_d(t-s), and the score (R_d(s)q)^T(R_d(t)k) = q^T R_d(t-s) k "
+         "(block-exponential lemma cited)",
          grid={"d": [2, 4, 8, 64, 128], "theta": [10000, 500000]}, d=64, theta=10000)
 def rope_relative(d=64, theta=10000) -> Theorem:
     """Build theorem 6 for head dimension ``d`` and frequency base ``theta``.
@@ -129,7 +133,9 @@ def rope_relative(d=64, theta=10000) -> Theorem:
         "R_d(p) = diag(R(p omega_0), ..., R(p omega_(d/2-1))) and "
         "X = diag(omega_0 J, ..., omega_(d/2-1) J). Then R_d(p) = e^(pX), "
         "R_d(s)^T R_d(t) = R_d(t - s), and (R_d(s) q)^T (R_d(t) k) = q^T R_d(t - s) k for all "
-        "real s, t, p and all q, k in R^d.",
+        "real s, t, p and all q, k in R^d. Proved for this d (each d is its own theorem: the "
+        "proof grid runs d = 2 to 4096); e^{diag(A_i)} = diag(e^{A_i}) is cited (checked on the "
+        "full 4x4 matrix at d = 4 as an instance).",
         hypotheses=["d even", "theta > 1", "s, t, p real"],
         statement_latex=r"R_d(p) = e^{pX},\quad R_d(s)^\top R_d(t) = R_d(t-s),\quad "
                         r"(R_d(s)q)^\top(R_d(t)k) = q^\top R_d(t-s)k,\quad "
@@ -154,6 +160,8 @@ def rope_relative(d=64, theta=10000) -> Theorem:
                        r"\mathrm{inv\_freq}_{\mathrm{default}}(d, \theta)"))
 
     # R_d(p) = e^{pX}.
+    thm.cite("e^{diag(A_1, ..., A_k)} = diag(e^{A_1}, ..., e^{A_k})", BLOCK_FUNCTION,
+             "the power series acts blockwise: (diag A_i)^k = diag(A_i^k)")
     small = rope_frequencies(4, base)
     full_generator = sp.diag(*[w * sp.Matrix(J) for w in small])
     thm.check(sp.ImmutableMatrix((p * full_generator).exp()),
@@ -161,7 +169,7 @@ def rope_relative(d=64, theta=10000) -> Theorem:
               "SymPy's exponential of the full 4x4 generator: the power series acts blockwise, "
               "(diag A_i)^k = diag(A_i^k), so e^{diag A_i} = diag(e^{A_i})",
               claim="e^{p diag(omega_0 J, omega_1 J)} = diag(R(p omega_0), R(p omega_1)) (d = 4, "
-                    "full matrices)")
+                    "full matrices)", instance="d = 4, full 4x4 matrices")
     template = sp.ImmutableMatrix((_SCALE * J).exp())
     with sp.evaluate(False):
         exponentials = [template.xreplace({_SCALE: p * w}) for w in frequencies]

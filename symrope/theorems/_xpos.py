@@ -127,7 +127,8 @@ def xpos_damped_rotation(d=8, theta=10000, gamma=sp.Rational(2, 5), scale_base=5
         f"zeta_i^(-p/B); d = {d}, theta = {base}, gamma = {gamma}, B = {scale_base}) is this "
         "with lambda_i = -ln(zeta_i)/B. Damping q and k identically is not translation "
         "invariant.",
-        hypotheses=["lambda, omega real", "zeta_i > 0", "s, t real"],
+        hypotheses=["lambda, omega real; the decay reading needs lambda > 0 (for xPos: "
+                    "0 < zeta_i < 1, checked)", "zeta_i > 0", "s, t real"],
         statement_latex=r"F(s)^\top G(t) = e^{\lambda(t-s)}R(\omega(t-s)),\quad "
                         r"q^\top H(-\ell)k = e^{-\lambda\ell}q^\top R(-\omega\ell)k,\quad "
                         r"\zeta_i = \frac{2i/d + \gamma}{1 + \gamma}")
@@ -171,6 +172,12 @@ def xpos_damped_rotation(d=8, theta=10000, gamma=sp.Rational(2, 5), scale_base=5
               "definition of a real power of a positive number",
               claim="zeta^(p/B) = e^(p ln(zeta)/B)")
     scales = xpos_scales(d, gamma)
+    i_sym, d_sym = sp.Symbol("i", integer=True, nonnegative=True), sp.Symbol("d", positive=True)
+    g_sym = sp.Symbol("gamma", positive=True)
+    thm.check(1 - (2 * i_sym / d_sym + g_sym) / (1 + g_sym), (d_sym - 2 * i_sym) / (d_sym * (1 + g_sym)),
+              "so 1 - zeta_i > 0 for every pair i <= d/2 - 1 (d - 2i >= 2) and gamma > 0; and "
+              "zeta_i > 0: hence lambda_i = -ln(zeta_i)/B > 0 and e^{-lambda_i l} decays",
+              claim="1 - zeta_i = (d - 2i) / (d (1 + gamma)), so 0 < zeta_i < 1 and lambda_i > 0")
     frequencies = rope_frequencies(d, base)
     query = lambda position: _scaled_blocks(position, 1, scales, frequencies, scale_base)  # noqa
     key = lambda position: _scaled_blocks(position, -1, scales, frequencies, scale_base)  # noqa
