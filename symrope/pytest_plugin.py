@@ -1,12 +1,15 @@
 """pytest plugin: run the proof objects in proof files as test items.
 
 Registered through the ``pytest11`` entry point, so it loads in every pytest session of an
-environment where symrope is installed; it therefore imports nothing heavy. Proof files are
-read with :mod:`ast` at collection: SymPy is imported only when a proof item runs.
+environment where symrope is installed; like hypothesis' plugin it is inert unless a project
+asks for it, and it imports nothing heavy. Proof files are read with :mod:`ast` at collection:
+SymPy is imported only when a proof item runs.
 
-Files collected: the ``symrope_proof_files`` ini globs (default ``proofs/*.py``,
-``proof_*.py`` and ``*_proofs.py``). In them, each top-level function decorated with
-:func:`symrope.testing.proof` becomes one item per point of its parameter grid.
+Opt in with the ``symrope_proof_files`` ini option (globs, e.g. ``["proofs/*.py"]`` under
+``[tool.pytest.ini_options]``) or with ``pytest --symrope-proofs`` (globs ``proofs/*.py``,
+``proof_*.py`` and ``*_proofs.py``). In those files, each top-level function decorated with
+:func:`symrope.testing.proof`, imported from ``symrope.testing``, becomes one item per point of
+its parameter grid.
 """
 
 from __future__ import annotations
@@ -25,22 +28,44 @@ DEFAULT_BUDGET = 120.0
 
 
 def pytest_addoption(parser):
-    parser.addini("symrope_proof_files", type="args", default=DEFAULT_GLOBS,
-                  help="globs of files whose @proof functions run as proofs")
+    parser.addini("symrope_proof_files", type="args", default=[],
+                  help="globs of files whose @proof functions run as proofs (empty: the "
+                       "symrope plugin collects nothing)")
     group = parser.getgroup("symrope")
+    group.addoption("--symrope-proofs", action="store_true", default=False,
+                    help="collect proof files matching " + ", ".join(DEFAULT_GLOBS))
     group.addoption("--proof-budget", type=float, default=None,
                     help=f"seconds per proof (default {DEFAULT_BUDGET:g})")
+
+
+def _globs(config) -> list:
+    globs = config.getini("symrope_proof_files")
+    if not globs and config.getoption("--symrope-proofs"):
+        globs = DEFAULT_GLOBS
+    return globs
 
 
 def _is_proof_file(path: Path, config) -> bool:
     if path.suffix != ".py" or path.name == "conftest.py":
         return False
+    globs = _globs(config)
+    if not globs:
+        return False
     try:
         relative = path.relative_to(config.rootpath).as_posix()
     except ValueError:
         relative = path.name
-    globs = config.getini("symrope_proof_files") or DEFAULT_GLOBS
     return any(fnmatch.fnmatch(relative, g) or fnmatch.fnmatch(path.name, g) for g in globs)
+
+
+def _imports_symrope_proof(tree: ast.Module) -> bool:
+    """Whether the file takes its ``proof`` decorator from ``symrope.testing``."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module == "symrope.testing" and \
+                any(alias.name == "proof" and alias.asname in (None, "proof")
+                    for alias in node.names):
+            return True
+    return False
 
 
 def pytest_collect_file(file_path: Path, parent):
@@ -74,6 +99,8 @@ class ProofCollectionError(Exception):
 class ProofFile(pytest.File):
     def collect(self):
         tree = ast.parse(self.path.read_text(encoding="utf-8"), filename=str(self.path))
+        if not _imports_symrope_proof(tree):
+            return  # someone else's decorator named "proof": not ours to run
         for node in tree.body:
             if not isinstance(node, ast.FunctionDef):
                 continue
@@ -116,7 +143,11 @@ class ProofItem(pytest.Item):
         self.expect, self.budget = expect, budget
 
     def runtest(self):
-        theorem = getattr(self.parent.module(), self.proof_function)(**self.params)
+        function = getattr(self.parent.module(), self.proof_function)
+        if not hasattr(function, "__symrope_proof__"):
+            raise ProofCollectionError(f"{self.proof_function} is not decorated with "
+                                       "symrope.testing.proof at run time")
+        theorem = function(**self.params)
         budget = self.config.getoption("--proof-budget") or self.budget or DEFAULT_BUDGET
         report = theorem.prove(budget=budget)
         if report.verdict != self.expect:
