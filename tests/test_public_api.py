@@ -7,13 +7,16 @@ import sys
 import symrope
 
 
-def test_every_public_name_resolves():
-    for name in symrope.__all__:
-        assert getattr(symrope, name) is not None, name
-    assert callable(symrope.check) and callable(symrope.verify)
+def test_every_public_name_is_the_object_its_home_module_defines():
+    for name, home in symrope._EXPORTS.items():
+        assert getattr(symrope, name) is getattr(importlib.import_module(home), name), name
+    assert set(symrope.__all__) == {"__version__", "UsageError", "InternalError",
+                                    *symrope._EXPORTS}
     for subpackage in ("audit", "checker", "latex", "schedules", "linalg"):
         importlib.import_module(f"symrope.{subpackage}")  # must not shadow a top-level name
-    assert callable(symrope.check) and symrope.Encoding.__name__ == "Encoding"
+    assert symrope.verify.__module__.startswith("symrope.engine")
+    assert symrope.Encoding.__name__ == "Encoding" and symrope.check.__name__ == "check"
+    assert symrope.PROVED == "proved" and symrope.REFUTED == "refuted"
 
 
 def test_import_symrope_does_not_import_sympy_numpy_or_torch():
