@@ -97,8 +97,11 @@ def test_identical_damping_depends_on_the_sum_of_positions(reports):
                  if r.step.claim.startswith("identical damping")]
     point = result.verdict.counterexample
     zeta, u = sp.Symbol("zeta", positive=True), sp.Symbol("u", real=True)
-    factor = (zeta ** (2 * u)).xreplace({k: v for k, v in point.items() if k.name in "zetau"})
-    assert factor != 1  # the score is multiplied by zeta^(2u) when both positions shift by u
+    values = {k.name: v for k, v in point.items()}
+    assert {"zeta", "u"} <= set(values), values  # the counterexample names zeta and the shift u
+    factor = (zeta ** (2 * u)).xreplace({zeta: values["zeta"], u: values["u"]})
+    # the score is multiplied by zeta^(2u) when both positions shift by u: not 1 at the point
+    assert abs(sp.N(factor, 30) - 1) > 1e-6
 
 
 def test_rope_proves_one_template_for_all_pairs(reports):
