@@ -200,50 +200,57 @@ def layout(q_rows, k_rows, xs, ys) -> dict:
     >>> layout(rows(x), rows(y), x, y)["text"]
     'interleaved pairs (2i, 2i+1) on 0..1; identity (pass-through) on 2, 3'
     """
-    index = {s: i for i, s in enumerate(xs)} | {s: i for i, s in enumerate(ys)}
-    parent = list(range(len(xs)))
-
-    def find(i):
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
-    for rows in (q_rows, k_rows):
-        for out, row in enumerate(rows):
-            for symbol in row.free_symbols & index.keys():
-                parent[find(index[symbol])] = find(out)
-    groups: dict[int, list[int]] = {}
-    for i in range(len(xs)):
-        groups.setdefault(find(i), []).append(i)
-    groups_list = sorted(groups.values())
-    identity = [g[0] for g in groups_list if len(g) == 1 and q_rows[g[0]] == xs[g[0]]
-                and k_rows[g[0]] == ys[g[0]]]
-    pairs = [tuple(g) for g in groups_list if len(g) == 2]
-    other = [g for g in groups_list if len(g) > 2 or (len(g) == 1 and g[0] not in identity)]
-    parts = []
-    if pairs:
-        offsets = {b - a for a, b in pairs}
-        if offsets == {1} and all(a % 2 == pairs[0][0] % 2 for a, _ in pairs):
-            kind = "interleaved"
-            parts.append(f"interleaved pairs (2i, 2i+1) on {pairs[0][0]}..{pairs[-1][1]}")
-        elif len(offsets) == 1:
-            half = offsets.pop()
-            kind = "rotate_half"
-            parts.append(f"rotate_half pairs (i, i + {half}) for i = {pairs[0][0]}.."
-                         f"{pairs[-1][0]}")
+    x_index = {s: i for i, s in enumerate(xs)}
+    y_index = {s: i for i, s in enumerate(ys)}
+    outputs_of: dict[frozenset, list[int]] = {}
+    for out, (q_row, k_row) in enumerate(zip(q_rows, k_rows)):
+        inputs = frozenset(x_index[s] for s in q_row.free_symbols & x_index.keys()) | \
+            frozenset(y_index[s] for s in k_row.free_symbols & y_index.keys())
+        outputs_of.setdefault(inputs, []).append(out)
+    identity, in_pairs, out_pairs, other = [], [], [], []
+    for inputs, outs in sorted(outputs_of.items(), key=lambda item: sorted(item[0])):
+        if len(inputs) == 1 and outs == sorted(inputs) and q_rows[outs[0]] == xs[outs[0]] and \
+                k_rows[outs[0]] == ys[outs[0]]:
+            identity.append(outs[0])
+        elif len(inputs) == 2 and len(outs) == 2:
+            in_pairs.append(tuple(sorted(inputs)))
+            out_pairs.append(tuple(outs))
         else:
-            kind = "pairs"
-            parts.append("pairs " + ", ".join(map(str, pairs[:6])) + (" ..." if len(pairs) > 6
-                                                                       else ""))
-    else:
-        kind = "none"
+            other.append(sorted(inputs))
+    parts = []
+    kind = _pairs_kind(in_pairs)
+    if in_pairs:
+        text = _pairs_text(kind, in_pairs)
+        if sorted(in_pairs) != sorted(out_pairs):
+            text = (f"input {text} rotated into output "
+                    f"{_pairs_text(_pairs_kind(out_pairs), out_pairs)} (coordinates permuted)")
+        parts.append(text)
     if identity:
-        parts.append("identity (pass-through) on " + _ranges(identity))
+        parts.append("identity (pass-through) on " + _ranges(sorted(identity)))
     if other:
         parts.append("other coupled coordinates " + ", ".join(map(str, other[:4])))
-    return {"kind": kind, "pairs": [list(p) for p in pairs], "identity": identity,
+    return {"kind": kind, "pairs": [list(p) for p in in_pairs],
+            "output_pairs": [list(p) for p in out_pairs], "identity": sorted(identity),
             "other": other, "text": "; ".join(parts)}
+
+
+def _pairs_kind(pairs) -> str:
+    if not pairs:
+        return "none"
+    offsets = {b - a for a, b in pairs}
+    if offsets == {1} and all(a % 2 == pairs[0][0] % 2 for a, _ in pairs):
+        return "interleaved"
+    return "rotate_half" if len(offsets) == 1 else "pairs"
+
+
+def _pairs_text(kind, pairs) -> str:
+    pairs = sorted(pairs)
+    if kind == "interleaved":
+        return f"interleaved pairs (2i, 2i+1) on {pairs[0][0]}..{pairs[-1][1]}"
+    if kind == "rotate_half":
+        half = pairs[0][1] - pairs[0][0]
+        return f"rotate_half pairs (i, i + {half}) for i = {pairs[0][0]}..{pairs[-1][0]}"
+    return "pairs " + ", ".join(map(str, pairs[:6])) + (" ..." if len(pairs) > 6 else "")
 
 
 def _ranges(indices: list[int]) -> str:
@@ -264,7 +271,7 @@ def frequency_errors(frequencies, schedule) -> dict:
     >>> report = frequency_errors(torch.tensor([1.0, 0.1], dtype=torch.float32),
     ...                           RopeConfig.from_options(head_dim=4, theta=100))
     >>> report["planes"], report["max_plane"], report["max_relative_error"]
-    (2, 1, '1.49e-9')
+    (2, 1, '1.49e-08')
     """
     from symrope.lift._symbolic import exact
     from symrope.schedules import inv_freq

@@ -51,7 +51,7 @@ def annotate(report: CheckReport, encoding: LiftedEncoding) -> CheckReport:
     if "frequencies" in info:
         report.notes.append(info["frequencies"]["text"])
     report.notes.append(info["casts"])
-    for name, result in report.assumptions.items():
+    for result in report.assumptions.values():
         counterexample = result.counterexample
         if not counterexample or not str(counterexample.get("x", "")).startswith("e_"):
             continue
