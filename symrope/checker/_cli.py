@@ -100,8 +100,11 @@ def _run_impl(args) -> int:
     """Lift real code (a library's or the user's) and check it; exit 3 when it cannot be lifted."""
     if args.target:
         raise UsageError(f"give either a TARGET ({args.target!r}) or --impl, not both")
-    from symrope.lift import LiftUndecided, check_lifted
-
+    try:
+        from symrope.lift import LiftUndecided, check_lifted
+    except ImportError as error:
+        raise UsageError(f"--impl needs torch ({error}); pip install 'symrope[frameworks]'") \
+            from None
     try:
         encoding = _lifted(args)
     except LiftUndecided as error:
