@@ -168,3 +168,22 @@ def test_symbolic_index_into_a_table_is_undecided():
     with pytest.raises(LiftUndecided, match="table lookup at a symbolic position"):
         table[symbolic([p], dtype=torch.int64)]
     assert np.array_equal(entries(table[torch.tensor([2])]), [sp.Rational(float(table[2]))])
+
+
+def test_casts_are_identities_so_bf16_is_invisible_and_the_report_says_so():
+    def bf16_rope(q, k, positions):
+        inv_freq = torch.tensor([1.0, 0.01], dtype=torch.bfloat16)  # a bf16 buffer
+        angle = positions.to(torch.bfloat16)[:, None] * inv_freq  # positions cast to bf16
+        cos, sin = angle.cos(), angle.sin()
+
+        def turn(x):
+            a, b = x[..., :2], x[..., 2:]
+            return torch.cat((a * cos - b * sin, a * sin + b * cos), dim=-1)
+        return turn(q), turn(k)
+
+    report = check_lifted(lift(bf16_rope, head_dim=4))
+    assert report.verdict == "proved"  # exact semantics: the bf16 rounding of p is not modelled
+    planes = {tuple(r["indices"]): sp.sympify(r["frequency"])
+              for r in report.classification["p"]["rotation"]}
+    assert planes[(1, 3)] == sp.Rational(41, 4096)  # bf16(0.01), exactly
+    assert any("casts are identities" in note and "symrope audit" in note for note in report.notes)
