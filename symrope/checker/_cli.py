@@ -8,7 +8,7 @@ import sys
 import time
 from pathlib import Path
 
-from symrope._cliutil import (EXIT_PROVED, EXIT_REFUTED,
+from symrope._cliutil import (EXIT_PROVED, EXIT_REFUTED, EXIT_UNDECIDED,
                                ArgumentParser, dump_json)
 from symrope.errors import UsageError
 
@@ -30,6 +30,17 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--list", action="store_true", help="list the zoo of built-in encodings")
     parser.add_argument("--zoo", action="store_true",
                         help="check every zoo encoding and print one row each, with timings")
+    parser.add_argument("--impl", metavar="SPEC",
+                        help="check real torch code instead of a TARGET: hf-transformers "
+                             "(with --config), torchtune, timm, rotary-embedding-torch[:xpos], "
+                             "or module:function / file.py:function with signature "
+                             "(q, k, positions) -> (q_rot, k_rot)")
+    parser.add_argument("--config", metavar="FILE.json",
+                        help="the HF config.json for --impl hf-transformers (read offline)")
+    parser.add_argument("--head-dim", type=int, metavar="N",
+                        help="head dimension for --impl other than hf-transformers (default 64)")
+    parser.add_argument("--position-dims", type=int, default=1, metavar="N",
+                        help="position coordinates for --impl module:function (default 1)")
     args = parser.parse_args(argv)
     if args.budget <= 0:
         raise UsageError(f"--budget must be positive, got {args.budget}")
@@ -37,6 +48,10 @@ def main(argv: list[str]) -> int:
         return _list()
     if args.zoo:
         return _run_zoo(args.budget, args.json)
+    if args.impl:
+        return _run_impl(args)
+    if args.config or args.head_dim is not None or args.position_dims != 1:
+        raise UsageError("--config, --head-dim and --position-dims go with --impl")
     if not args.target:
         raise UsageError("give a TARGET (a zoo name, path/to/file.py:NAME or module:NAME), "
                          "or --list")
@@ -79,6 +94,73 @@ def resolve_target(target: str):
         raise UsageError(f"{where}:{name} is a {type(value).__name__}, not a symrope.Encoding "
                          "(or a function returning one)")
     return value
+
+
+def _run_impl(args) -> int:
+    """Lift real code (a library's or the user's) and check it; exit 3 when it cannot be lifted."""
+    if args.target:
+        raise UsageError(f"give either a TARGET ({args.target!r}) or --impl, not both")
+    try:
+        from symrope.lift import LiftUndecided, check_lifted
+    except ImportError as error:
+        raise UsageError(f"--impl needs torch ({error}); pip install 'symrope[frameworks]'") \
+            from None
+    try:
+        encoding = _lifted(args)
+    except LiftUndecided as error:
+        message = " ".join(str(error).split())
+        print(f"symrope check: undecided: {message} (the code cannot be followed in exact "
+              "semantics; no verdict)", file=sys.stderr)
+        return EXIT_UNDECIDED
+    report = check_lifted(encoding, budget=args.budget)
+    if args.latex:
+        _write_latex(report, args.latex)
+    if args.json:
+        dump_json(report.to_dict())
+    else:
+        print(report.table())
+    return report.exit_code
+
+
+def _lifted(args):
+    from symrope.lift import IMPLS, lift, lift_impl
+
+    spec = args.impl
+    if spec in IMPLS:
+        if args.position_dims != 1:
+            raise UsageError(f"--position-dims applies only to module:function, not {spec}")
+        config = None
+        if args.config:
+            config = _read_json(args.config)
+        return lift_impl(spec, config=config, head_dim=args.head_dim)
+    where, sep, name = spec.rpartition(":")
+    if not sep or not where or not name:
+        raise UsageError(f"unknown --impl {spec!r}: one of {', '.join(IMPLS)}, or "
+                         "module:function / file.py:function")
+    if args.config:
+        raise UsageError("--config applies only to --impl hf-transformers")
+    module = _load(where)
+    if not hasattr(module, name):
+        raise UsageError(f"{where} defines no {name!r}")
+    head_dim = 64 if args.head_dim is None else args.head_dim
+    if head_dim < 1 or args.position_dims < 1:
+        raise UsageError("--head-dim and --position-dims must be positive")
+    return lift(getattr(module, name), head_dim, position_dims=args.position_dims,
+                name=f"{where}:{name}")
+
+
+def _read_json(path: str) -> dict:
+    import json
+
+    try:
+        document = json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as error:
+        raise UsageError(f"cannot read {path}: {error.strerror}") from None
+    except json.JSONDecodeError as error:
+        raise UsageError(f"{path} is not valid JSON: {error.msg} (line {error.lineno})") from None
+    if not isinstance(document, dict):
+        raise UsageError(f"{path} must hold a JSON object (an HF config)")
+    return document
 
 
 def _load(where: str):

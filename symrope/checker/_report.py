@@ -64,6 +64,7 @@ class CheckReport:
     classification: dict | None = None
     notes: list = field(default_factory=list)
     seconds: float = 0.0
+    lift: dict | None = None  # what symrope.lift adds: the code's layout, frequencies, casts
 
     @property
     def verdict(self) -> str:
@@ -84,11 +85,14 @@ class CheckReport:
         return {name: result.verdict for name, result in self.assumptions.items()}
 
     def to_dict(self) -> dict:
-        return {"encoding": self.encoding, "dim": self.dim, "position_dims": self.position_dims,
-                "verdict": self.verdict,
-                "assumptions": {n: self.assumptions[n].to_dict() for n in ASSUMPTIONS},
-                "generator": self.generator, "classification": self.classification,
-                "notes": list(self.notes), "seconds": round(self.seconds, 4)}
+        document = {"encoding": self.encoding, "dim": self.dim,
+                    "position_dims": self.position_dims, "verdict": self.verdict,
+                    "assumptions": {n: self.assumptions[n].to_dict() for n in ASSUMPTIONS},
+                    "generator": self.generator, "classification": self.classification,
+                    "notes": list(self.notes), "seconds": round(self.seconds, 4)}
+        if self.lift is not None:
+            document["lift"] = self.lift
+        return document
 
     def table(self) -> str:
         """The report as the ``symrope check`` command prints it."""

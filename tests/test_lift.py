@@ -1,0 +1,189 @@
+"""``symrope.lift`` on the user's own torch code: exact semantics, layouts, honest limits, CLI."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+
+import numpy as np
+import pytest
+import sympy as sp
+
+from lift_support import require_module
+
+torch = require_module("torch")
+
+from symrope.checker._cli import main  # noqa: E402
+from symrope.cli import main as symrope_main  # noqa: E402
+from symrope.errors import UsageError  # noqa: E402
+from symrope.lift import LiftUndecided, check_lifted, lift  # noqa: E402
+from symrope.lift._symbolic import entries, exact, symbolic  # noqa: E402
+
+USER_FILE = textwrap.dedent('''
+    import torch
+
+    def half_rope(q, k, positions):
+        half = q.shape[-1] // 2
+        inv_freq = 1.0 / (10000 ** (torch.arange(0, half).float() / half))
+        angle = positions[:, None].float() * inv_freq
+        cos, sin = angle.cos(), angle.sin()
+        def turn(x):
+            a, b = x[..., :half], x[..., half:]
+            return torch.cat((a * cos - b * sin, a * sin + b * cos), dim=-1)
+        return turn(q), turn(k)
+
+    def meta_llama(q, k, positions):
+        # Meta's complex form: polar + view_as_complex
+        dim = q.shape[-1]
+        freqs = 1.0 / (10000.0 ** (torch.arange(0, dim, 2).float() / dim))
+        freqs_cis = torch.polar(torch.ones(positions.shape[0], dim // 2),
+                                torch.outer(positions.float(), freqs))
+        def turn(x):
+            xc = torch.view_as_complex(x.float().reshape(*x.shape[:-1], -1, 2))
+            return torch.view_as_real(xc * freqs_cis).flatten(3).type_as(x)
+        return turn(q), turn(k)
+
+    def q_only(q, k, positions):
+        rotated, _ = half_rope(q, k, positions)
+        return rotated, k
+
+    def branchy(q, k, positions):
+        if positions[0] > 100:
+            return q, k
+        return half_rope(q, k, positions)
+
+    def cumulative(q, k, positions):
+        return q * torch.cumsum(positions.float(), 0)[:, None], k
+
+    def one_argument(q):
+        return q
+
+    def wrong_shape(q, k, positions):
+        return q[..., :1], k
+''')
+
+
+@pytest.fixture()
+def user_file(tmp_path):
+    path = tmp_path / "user_rope.py"
+    path.write_text(USER_FILE)
+    return path
+
+
+def load(user_file, name):
+    namespace = {}
+    exec(compile(user_file.read_text(), str(user_file), "exec"), namespace)
+    return namespace[name]
+
+
+def test_floats_are_the_exact_rationals_of_their_bits_and_views_write_through():
+    value = exact(torch.tensor([0.1], dtype=torch.float32))[0]
+    assert value == sp.Rational(13421773, 134217728) and value != sp.Rational(1, 10)
+    assert exact(torch.tensor([0.1], dtype=torch.bfloat16))[0] == sp.Rational(205, 2048)
+    x = symbolic(sp.symbols("a0:4", real=True))
+    out = torch.empty_like(x)
+    out[::2] = x[1::2]  # a write through a view reaches the base
+    out[1::2] = -x[::2]
+    a = sp.symbols("a0:4", real=True)
+    assert entries(out).tolist() == [a[1], -a[0], a[3], -a[2]]
+    p = sp.Symbol("p", real=True)
+    assert entries(symbolic([p]).float() * 0.5).tolist() == [p / 2]  # casts are identities
+
+
+def test_user_rotate_half_and_meta_complex_form_are_proved(user_file):
+    half = lift(load(user_file, "half_rope"), head_dim=8)
+    assert half.lift_info["layout"]["text"] == "rotate_half pairs (i, i + 4) for i = 0..3"
+    report = check_lifted(half)
+    assert report.verdict == "proved"
+    frequencies = sorted((sp.sympify(r["frequency"]) for r in report.classification["p"]["rotation"]),
+                         reverse=True)
+    float32 = [sp.Rational(float(v)) for v in 1.0 / (10000 ** (torch.arange(0, 4).float() / 4))]
+    assert frequencies == float32  # the code's float32 frequencies, exactly
+    meta = lift(load(user_file, "meta_llama"), head_dim=8)
+    assert meta.lift_info["layout"]["kind"] == "interleaved"
+    assert check_lifted(meta).verdict == "proved"
+
+
+def test_counterexample_is_replayed_through_the_real_code_in_float64(user_file):
+    report = check_lifted(lift(load(user_file, "q_only"), head_dim=4))
+    result = report.assumptions["translation_invariance"]
+    assert result.verdict == "refuted"
+    replay = result.counterexample["float64_replay"]
+    assert replay["agrees"]
+    assert replay["score_at_s_t"] != pytest.approx(replay["score_at_0_t_minus_s"], abs=1e-3)
+    assert "float64 replay through the real code" in result.counterexample["summary"]
+
+
+def test_branch_on_a_symbolic_value_names_the_line(user_file):
+    with pytest.raises(LiftUndecided, match=r"branches on a symbolic value .* at .*user_rope.py:\d+"):
+        lift(load(user_file, "branchy"), head_dim=4)
+
+
+def test_unsupported_op_is_named(user_file):
+    with pytest.raises(LiftUndecided, match="aten.cumsum") as info:
+        lift(load(user_file, "cumulative"), head_dim=4)
+    assert info.value.op == "aten.cumsum"
+
+
+def test_contract_violations_are_usage_errors(user_file):
+    with pytest.raises(UsageError, match="must take \\(q, k, positions\\)"):
+        lift(load(user_file, "one_argument"), head_dim=4)
+    with pytest.raises(UsageError, match="returned q_rot of shape \\(1, 1, 1, 1\\)"):
+        lift(load(user_file, "wrong_shape"), head_dim=4)
+
+
+def test_cli_user_function_exit_codes_and_one_line_errors(user_file, capsys):
+    assert main(["--impl", f"{user_file}:half_rope", "--head-dim", "4"]) == 0
+    out = capsys.readouterr().out
+    assert "rotate_half pairs (i, i + 2)" in out and "symrope audit" in out
+    assert main(["--impl", f"{user_file}:q_only", "--head-dim", "4", "--json"]) == 1
+    document = json.loads(capsys.readouterr().out)
+    assert document["lift"]["layout"]["kind"] == "rotate_half"
+    replay = document["assumptions"]["translation_invariance"]["counterexample"]["float64_replay"]
+    assert replay["agrees"] is True
+    for name, code, needle in (("branchy", 3, "user_rope.py:"), ("cumulative", 3, "aten.cumsum"),
+                               ("one_argument", 2, "must take"), ("wrong_shape", 2, "shape"),
+                               ("missing", 2, "defines no 'missing'")):
+        assert symrope_main(["check", "--impl", f"{user_file}:{name}", "--head-dim", "4"]) == code
+        captured = capsys.readouterr()
+        assert needle in captured.err and len(captured.err.strip().splitlines()) == 1
+        assert "Traceback" not in captured.err
+    assert symrope_main(["check", "--impl", "jax"]) == 2
+    assert "unknown --impl 'jax'" in capsys.readouterr().err
+    assert symrope_main(["check", "rope", "--head-dim", "4"]) == 2
+
+
+def test_missing_library_exits_2_naming_the_extra(monkeypatch, capsys):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "torchtune.modules", None)  # as if not installed
+    assert symrope_main(["check", "--impl", "torchtune"]) == 2
+    err = capsys.readouterr().err
+    assert "symrope[frameworks]" in err and len(err.strip().splitlines()) == 1
+
+
+def test_symbolic_index_into_a_table_is_undecided():
+    table = torch.arange(10).float().cos()
+    p = sp.Symbol("p", real=True)
+    with pytest.raises(LiftUndecided, match="table lookup at a symbolic position"):
+        table[symbolic([p], dtype=torch.int64)]
+    assert np.array_equal(entries(table[torch.tensor([2])]), [sp.Rational(float(table[2]))])
+
+
+def test_casts_are_identities_so_bf16_is_invisible_and_the_report_says_so():
+    def bf16_rope(q, k, positions):
+        inv_freq = torch.tensor([1.0, 0.01], dtype=torch.bfloat16)  # a bf16 buffer
+        angle = positions.to(torch.bfloat16)[:, None] * inv_freq  # positions cast to bf16
+        cos, sin = angle.cos(), angle.sin()
+
+        def turn(x):
+            a, b = x[..., :2], x[..., 2:]
+            return torch.cat((a * cos - b * sin, a * sin + b * cos), dim=-1)
+        return turn(q), turn(k)
+
+    report = check_lifted(lift(bf16_rope, head_dim=4))
+    assert report.verdict == "proved"  # exact semantics: the bf16 rounding of p is not modelled
+    planes = {tuple(r["indices"]): sp.sympify(r["frequency"])
+              for r in report.classification["p"]["rotation"]}
+    assert planes[(1, 3)] == sp.Rational(41, 4096)  # bf16(0.01), exactly
+    assert any("casts are identities" in note and "symrope audit" in note for note in report.notes)
