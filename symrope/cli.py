@@ -59,6 +59,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"symrope {name}: internal error (a bug in symrope, not a verdict): {message}; "
               f"{REPORT_URL_HINT}", file=sys.stderr)
         return EXIT_INTERNAL
+    except BrokenPipeError:  # `symrope ... | head`: the reader left; not an error of ours
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except KeyboardInterrupt:
         print(f"symrope {name}: interrupted", file=sys.stderr)
         return 130

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import doctest
 import importlib
+import os
 import re
 from pathlib import Path
 
@@ -18,7 +19,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "symrope"
-OPTIONAL_DEPENDENCIES = {"torch", "transformers", "matplotlib"}
+OPTIONAL_DEPENDENCIES = {"torch", "transformers", "matplotlib", "torchtune", "timm",
+                         "rotary_embedding_torch", "keras", "keras_hub"}
 NOT_IMPORTABLE = {"symrope.__main__"}  # importing it runs the command line
 KNOWN_FAILURES: dict[str, str] = {}     # module name -> reason (kept empty unless we must)
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
@@ -43,6 +45,8 @@ def _import_or_skip(name: str):
     except ModuleNotFoundError as error:
         missing = (error.name or "").split(".")[0]
         if missing in OPTIONAL_DEPENDENCIES:
+            if os.environ.get("CI"):
+                pytest.fail(f"{name} needs {missing}, missing under CI: .ci/run must install it")
             pytest.skip(f"{name} needs the optional dependency {missing}")
         raise
 
