@@ -187,3 +187,11 @@ def test_casts_are_identities_so_bf16_is_invisible_and_the_report_says_so():
               for r in report.classification["p"]["rotation"]}
     assert planes[(1, 3)] == sp.Rational(41, 4096)  # bf16(0.01), exactly
     assert any("casts are identities" in note and "symrope audit" in note for note in report.notes)
+
+
+def test_round_in_lifted_code_ties_to_even_as_torch_does():
+    """torch.round sends 2.5 to 2 and -0.5 to 0; the exact semantics must agree on every tie."""
+    halves = [sp.Rational(k, 2) for k in range(-9, 10)]
+    values = torch.tensor([float(h) for h in halves], dtype=torch.float64)
+    lifted = entries(torch.round(symbolic(np.array(halves, dtype=object), torch.float64)))
+    assert [int(v) for v in lifted] == [int(v) for v in torch.round(values).tolist()]

@@ -16,6 +16,8 @@ of the code being lifted.
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import os
 import traceback
 
@@ -121,6 +123,11 @@ def _exact_number(value):
     if isinstance(value, complex):
         return _exact_number(value.real) + sp.I * _exact_number(value.imag)
     return sp.sympify(value)
+
+
+def _round_half_even(value: sp.Rational) -> sp.Integer:
+    """torch.round of an exact rational: ties go to the even integer (2.5 -> 2), as in torch."""
+    return sp.Integer(round(Fraction(int(value.p), int(value.q))))
 
 
 def _sympify_all(array: np.ndarray) -> np.ndarray:
@@ -273,8 +280,7 @@ _ELEMENTWISE = {
     aten.reciprocal: lambda a: 1 / a, aten.exp: sp.exp, aten.log: sp.log, aten.sqrt: sp.sqrt,
     aten.rsqrt: lambda a: 1 / sp.sqrt(a), aten.cos: sp.cos, aten.sin: sp.sin, aten.tan: sp.tan,
     aten.abs: sp.Abs, aten.sign: sp.sign, aten.floor: sp.floor, aten.ceil: sp.ceiling,
-    aten.round: lambda a: sp.floor(a + sp.Rational(1, 2)) if a.is_number else sp.Function(
-        "round")(a),
+    aten.round: lambda a: _round_half_even(a) if a.is_Rational else sp.Function("round")(a),
     aten.exp2: lambda a: 2 ** a, aten.log2: lambda a: sp.log(a, 2),
     aten.sigmoid: lambda a: 1 / (1 + sp.exp(-a)),
     aten.where: _select, aten.maximum: sp.Max, aten.minimum: sp.Min,
