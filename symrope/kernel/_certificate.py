@@ -27,7 +27,8 @@ from dataclasses import dataclass, field
 
 import sympy as sp
 
-from symrope.kernel._translate import (CoqPrinter, Untranslatable, binders, exponential_argument)
+from symrope.kernel._translate import (CoqPrinter, Untranslatable, binders, exact_power,
+                                      exponential_argument)
 
 __all__ = ["NoCertificate", "ScalarLemma", "scalar_lemma", "PRELUDE"]
 
@@ -133,6 +134,9 @@ class _Model:
         if isinstance(e, (sp.cos, sp.sin)):
             return self.atom(type(e).__name__, e.args[0], self.printer.print(e.args[0]), top)
         if isinstance(e, sp.Pow):
+            value = exact_power(e.base, e.exp)
+            if value is not None:
+                return value
             if e.exp.is_Integer:
                 n = int(e.exp)
                 if n >= 0:
@@ -194,7 +198,7 @@ def scalar_lemma(name: str, lhs, rhs, *, force: bool = False) -> ScalarLemma:
     >>> a, b = sp.symbols('a b', real=True)
     >>> lemma = scalar_lemma("angle_addition", sp.cos(a + b), sp.cos(a)*sp.cos(b) - sp.sin(a)*sp.sin(b))
     >>> lemma.statement
-    'forall (a b : R), (cos (a + b)) = (((IZR (-1)) * (sin a) * (sin b)) + ((cos a) * (cos b)))'
+    'forall (a b : R), (cos (a + b)) = (((cos a) * (cos b)) + (((IZR (-1)) * (sin a)) * (sin b)))'
     """
     lhs, rhs = sp.sympify(lhs), sp.sympify(rhs)
     names, binder_names, hypotheses = binders(lhs.free_symbols | rhs.free_symbols)

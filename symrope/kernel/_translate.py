@@ -6,6 +6,8 @@ refuses (:class:`Untranslatable`) every node it does not, never approximating:
 
 * integers and rationals as ``IZR`` ratios (``(IZR 3 / IZR 4)``), never decimals; SymPy
   ``Float``\\ s are refused;
+* a rational power of a rational that is itself rational (``10000**(-1/2)``) as that rational
+  (SymPy's exact integer root);
 * ``x**n`` for an integer ``n`` as ``x ^ n`` (``/ x ^ n`` for negative ``n``), any other power
   ``b**e`` as ``Rpower b e`` (``exp (e * ln b)``) only when SymPy knows ``b > 0``, which is when
   the two agree; ``log(x)`` as ``ln x`` only for ``x > 0``;
@@ -26,7 +28,8 @@ import re
 
 import sympy as sp
 
-__all__ = ["Untranslatable", "CoqPrinter", "sanitise", "binders"]
+__all__ = ["Untranslatable", "CoqPrinter", "sanitise", "binders", "exact_power",
+           "exponential_argument"]
 
 # Names the generated files use themselves, or that Coq's Reals exports: never a variable.
 _RESERVED = frozenset("""
@@ -94,7 +97,7 @@ class CoqPrinter:
     >>> x = sp.Symbol('x', real=True); w = sp.Symbol('w', positive=True)
     >>> printer = CoqPrinter({x: 'x', w: 'w'})
     >>> printer.doprint(sp.cos(x / 2) + w**sp.Rational(-3, 4))
-    '((Rpower w ((IZR (-3)) / (IZR 4))) + (cos ((IZR 1 / IZR 2) * x)))'
+    '((Rpower w ((IZR (-3)) / (IZR 4))) + (cos (((IZR 1) / (IZR 2)) * x)))'
     >>> printer.doprint(sp.Float(0.5))
     Traceback (most recent call last):
     ...
@@ -144,6 +147,9 @@ class CoqPrinter:
                              "translation here")
 
     def _power(self, base, exponent) -> str:
+        value = exact_power(base, exponent)
+        if value is not None:
+            return _rational(value)
         if exponent.is_Integer:
             n = int(exponent)
             if n >= 0:
@@ -169,12 +175,23 @@ class CoqPrinter:
         return f"({self.print(e.exp)} * (ln {self.print(e.base)}))"
 
 
+def exact_power(base, exponent):
+    """The rational value of ``base**exponent`` for rationals whose power is rational (a perfect
+    root such as ``10000**(-1/2) = 1/100``, exact integer arithmetic), else None."""
+    if base.is_Rational and exponent.is_Rational and not exponent.is_Integer and base > 0:
+        value = sp.Pow(base, exponent)
+        if value.is_Rational:
+            return value
+    return None
+
+
 def exponential_argument(e):
     """``x`` when ``e`` is ``exp(x)`` or a non-integer power of a positive base (``exp(y ln b)``),
     else None."""
     if isinstance(e, sp.exp):
         return e.args[0]
-    if isinstance(e, sp.Pow) and not e.exp.is_Integer and e.base.is_positive is True:
+    if isinstance(e, sp.Pow) and not e.exp.is_Integer and e.base.is_positive is True \
+            and exact_power(e.base, e.exp) is None:
         if e.base is sp.E:
             return e.exp
         return sp.Mul(e.exp, sp.log(e.base), evaluate=False)
