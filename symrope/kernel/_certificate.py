@@ -204,7 +204,7 @@ def scalar_lemma(name: str, lhs, rhs, *, force: bool = False) -> ScalarLemma:
     names, binder_names, hypotheses = binders(lhs.free_symbols | rhs.free_symbols)
     statement_printer = CoqPrinter(names)
     lhs_text, rhs_text = statement_printer.print(lhs), statement_printer.print(rhs)
-    intro = [f"intros {' '.join(binder_names + [f'H{i}' for i in range(len(hypotheses))])}."] \
+    intro = [f"intros {' '.join(binder_names + [f'symrope_h{i}' for i in range(len(hypotheses))])}."] \
         if binder_names or hypotheses else []
     prepare = intro + ["unfold Rpower.", "rewrite ?symrope_inv_exp_pow, ?symrope_inv_exp."]
     if lhs == rhs:
@@ -229,20 +229,20 @@ def scalar_lemma(name: str, lhs, rhs, *, force: bool = False) -> ScalarLemma:
     bases = {key: _rational_gcd(values) for key, values in coefficients.items()}
     base_text = {key: model.text(g * key[1]) for key, g in bases.items()}
     base_variables, generators = {}, []
-    for (family, monomial), text in base_text.items():
+    for (family, _monomial), text in base_text.items():
         if family == TRIG:
             base_variables[(text, "cos")] = model.variable(f"(cos {text})")
             base_variables[(text, "sin")] = model.variable(f"(sin {text})")
             generators.append((f"(sin {text} ^ 2 + cos {text} ^ 2 - 1)",
                                base_variables[(text, "sin")] ** 2
                                + base_variables[(text, "cos")] ** 2 - 1,
-                               f"pose proof (symrope_sc {text}) as P{len(generators)}."))
+                               f"pose proof (symrope_sc {text}) as symrope_p{len(generators)}."))
         else:
             base_variables[(text, 1)] = model.variable(f"(exp {text})")
             base_variables[(text, -1)] = model.variable(f"(exp (- {text}))")
             generators.append((f"(exp {text} * exp (- {text}) - 1)",
                                base_variables[(text, 1)] * base_variables[(text, -1)] - 1,
-                               f"pose proof (symrope_ee {text}) as P{len(generators)}."))
+                               f"pose proof (symrope_ee {text}) as symrope_p{len(generators)}."))
     assertions, atom_generators = [], []
     for text, atom in atoms.items():
         combination = []
@@ -260,12 +260,12 @@ def scalar_lemma(name: str, lhs, rhs, *, force: bool = False) -> ScalarLemma:
         if model.variables[text] == expanded:
             continue  # the atom is itself a base atom
         poly_text = model.text(expanded)
-        label = f"Z{len(atom_generators)}"
+        label = f"symrope_z{len(atom_generators)}"  # sanitise keeps symrope* free
         used_bases = sorted({b for _, b in combination}, key=len, reverse=True)
         script = [f"assert ({label} : {text} - {poly_text} = 0).",
-                  "{ " + (f"assert (A : {atom.argument_text} = {combination_text}) by "
+                  "{ " + (f"assert (symrope_a : {atom.argument_text} = {combination_text}) by "
                           f"{_closer(atom.argument_text, combination_text)}. "
-                          f"try rewrite (f_equal {atom.function} A). "
+                          f"try rewrite (f_equal {atom.function} symrope_a). "
                           if atom.argument_text != combination_text else "")
                   + "".join(f"generalize {b}. " for b in used_bases)
                   + "intros. symrope_expand. ring. }"]
@@ -274,7 +274,7 @@ def scalar_lemma(name: str, lhs, rhs, *, force: bool = False) -> ScalarLemma:
                                 None, label, model.variables[text]))
 
     all_generators = [(t, p, None, lbl) for t, p, _, lbl, _ in atom_generators] + \
-        [(t, p, s, f"P{i}") for i, (t, p, s) in enumerate(generators)]
+        [(t, p, s, f"symrope_p{i}") for i, (t, p, s) in enumerate(generators)]
     order = _generator_order(model, [g[4] for g in atom_generators], base_variables)
     if not all_generators:
         quotients, remainder = [], difference

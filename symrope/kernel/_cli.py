@@ -47,7 +47,11 @@ def export_main(argv: list[str]) -> int:
         export = export_theorem(builder.build(**params))
         path = out / f"{export.module}.v"
         path.write_text(export.text())
-        print(f"{path}  {export.exported}/{len(export.steps)} checked steps exported")
+        companion = export.matrix_text()
+        if companion is not None:
+            (out / f"{export.module}_matrices.v").write_text(companion)
+        print(f"{path}  {export.exported}/{len(export.steps)} checked steps exported"
+              + (f" (symbolic matrix steps in {export.module}_matrices.v)" if companion else ""))
     return 0
 
 
