@@ -76,6 +76,7 @@ class ScalarLemma:
     lhs: str
     rhs: str
     proof: list[str]
+    source: tuple = ()  # (lhs, rhs, {Coq name: SymPy symbol}): what the statement translates
 
     @property
     def statement(self) -> str:
@@ -207,9 +208,10 @@ def scalar_lemma(name: str, lhs, rhs, *, force: bool = False) -> ScalarLemma:
     intro = [f"intros {' '.join(binder_names + [f'symrope_h{i}' for i in range(len(hypotheses))])}."] \
         if binder_names or hypotheses else []
     prepare = intro + ["unfold Rpower.", "rewrite ?symrope_inv_exp_pow, ?symrope_inv_exp."]
+    source = (lhs, rhs, {coq: symbol for symbol, coq in names.items()})
     if lhs == rhs:
         return ScalarLemma(name, binder_names, hypotheses, lhs_text, rhs_text,
-                           intro + ["reflexivity."])
+                           intro + ["reflexivity."], source)
 
     model = _Model(CoqPrinter(names, unfolded=True))
     difference = sp.expand(model.of(lhs) - model.of(rhs))
@@ -294,7 +296,7 @@ def scalar_lemma(name: str, lhs, rhs, *, force: bool = False) -> ScalarLemma:
         closer = _closer(lhs_text, rhs_text, certificate)
         proof += ["apply Rminus_diag_uniq.", f"transitivity ({certificate}).", f"{{ {closer}. }}",
                   "rewrite " + ", ".join(g[3] for _, g in used) + ".", f"{closer}."]
-    return ScalarLemma(name, binder_names, hypotheses, lhs_text, rhs_text, proof)
+    return ScalarLemma(name, binder_names, hypotheses, lhs_text, rhs_text, proof, source)
 
 
 def _closer(*texts) -> str:

@@ -7,7 +7,7 @@ from pathlib import Path
 from symrope._cliutil import ArgumentParser
 from symrope.errors import UsageError
 
-__all__ = ["export_main", "kernel_check", "kernel_summary"]
+__all__ = ["export_main", "kernel_check", "kernel_summary", "mark_kernel_results"]
 
 
 def _builders(names, overrides):
@@ -70,3 +70,11 @@ def kernel_summary(export) -> dict:
             "checked_steps": len(export.steps),
             "trivial": sum(1 for s in export.steps if s.trivial and s.kernel == "checked"),
             "steps": [s.to_dict() for s in export.steps]}
+
+
+def mark_kernel_results(report, export) -> None:
+    """Record on each step result of ``report`` whether Coq checked it (the LaTeX derivation
+    marks those steps "checked + Coq" in the margin)."""
+    by_index = {s.index: s.kernel for s in export.steps}
+    for index, result in enumerate(report.results):
+        result.kernel = by_index.get(index)
