@@ -141,9 +141,11 @@ def test_matrix_exponential_generator_and_series_are_kernel_checked(library_chec
                   "(aI + bJ)(cI + eJ) = (ac - be) I + (ae + bc) J"]:
         assert steps[claim].kernel == "checked", claim
     # SymPy multiplied J and summed the series when the theorem was built: those steps compare
-    # equal objects, and the export says so; the complex-number product is a real identity.
+    # equal objects, and the export says so; the orthogonality step needs sin^2 + cos^2 = 1.
     assert steps["J^2 = -I"].trivial
-    assert not steps["(aI + bJ)(cI + eJ) = (ac - be) I + (ae + bc) J"].trivial
+    orthogonal = steps["(e^{d omega J})^T e^{d omega J} = I (the 2x2 skew generator omega J)"]
+    assert orthogonal.kernel == "checked" and not orthogonal.trivial
+    assert any("symrope_sc" in line for lemma in orthogonal.lemmas for line in lemma.proof)
 
 
 def test_symbolic_theta_template_is_one_lemma_per_entry_for_every_block(library_check):
@@ -227,3 +229,20 @@ def test_missing_coqc_is_one_line_and_exit_code_2(monkeypatch, tmp_path, capsys)
     assert main(["prove", "alibi_nilpotent", "--kernel", "coq"]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "apt-get install --no-install-recommends coq" in err
+
+
+def test_latex_derivation_marks_kernel_checked_steps_in_the_margin():
+    require_coqc()
+    from symrope.kernel import mark_kernel_results
+    from symrope.latex import theorem_document
+
+    thm = Theorem("marked", "angle subtraction, and a refuted slip")
+    thm.check(sp.cos(a - b), sp.cos(a) * sp.cos(b) + sp.sin(a) * sp.sin(b), "angle subtraction")
+    thm.check(sp.cos(a - b), sp.cos(a) * sp.cos(b) - sp.sin(a) * sp.sin(b), "a wrong sign",
+              expect="refuted")
+    report = thm.prove()
+    export = export_theorem(thm)
+    check_exports([export])
+    mark_kernel_results(report, export)
+    tex = theorem_document(report)
+    assert tex.count("checked + Coq") == 1 and "re-checked by Coq's kernel" in tex
