@@ -22,6 +22,20 @@ def require_coqc() -> str:
     return require_tool("coqc")
 
 
+def require_mathcomp() -> None:
+    """MathComp's matrices for coqc; skip without them (outside CI), fail under CI."""
+    import os
+
+    import pytest
+
+    from symrope.kernel._coqc import mathcomp_available
+
+    if not mathcomp_available(require_coqc()):
+        if os.environ.get("CI"):
+            pytest.fail("MathComp is missing under CI: .ci/run must install libcoq-mathcomp-algebra")
+        pytest.skip("MathComp (libcoq-mathcomp-algebra) is not installed (and CI is not set)")
+
+
 def _tokens(text: str) -> list[str]:
     tokens, position = [], 0
     text = text.strip()
