@@ -40,9 +40,16 @@ def prove_main(argv: list[str]) -> int:
                         help="seconds allowed for each theorem (default 60)")
     parser.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                         help="override a parameter of the named theorems, e.g. --param d=4096")
+    parser.add_argument("--kernel", choices=["coq"], default=None,
+                        help="also re-check every exportable checked step with Coq's kernel "
+                             "(needs coqc)")
     args = parser.parse_args(argv)
     if args.budget <= 0:
         raise UsageError(f"--budget must be positive, got {args.budget}")
+    if args.kernel:
+        from symrope.kernel import find_coqc
+
+        find_coqc()  # before any proving: a missing coqc is one line and exit code 2
     from symrope.theorems import builtin_theorems, get_theorem
 
     builders = [get_theorem(n) for n in args.names] if args.names else \
@@ -58,27 +65,54 @@ def prove_main(argv: list[str]) -> int:
         report = builder.build(**params).prove(budget=args.budget)
         report.seconds = time.monotonic() - started  # building can be the work (numeric theorems)
         reports.append(report)
-        if not args.json:
+        if not args.json and not args.kernel:
             _print_row(report, width=max(len(b.name) for b in builders), first=len(reports) == 1)
+    kernel, kernel_seconds = {}, 0.0
+    if args.kernel:
+        from symrope.kernel._cli import kernel_check
+
+        exports, kernel_seconds = kernel_check([r.theorem for r in reports])
+        kernel = dict(zip((id(r) for r in reports), exports))
     if args.json:
-        dump_json({"theorems": [r.to_dict() for r in reports]})
+        dump_json({"theorems": [_with_kernel(r, kernel.get(id(r))) for r in reports]})
     else:
+        width = max(len(b.name) for b in builders)
+        for number, report in enumerate(reports if args.kernel else []):
+            _print_row(report, width=width, first=number == 0, kernel=kernel[id(report)])
         total = sum(r.seconds for r in reports)
         proved = sum(r.proved for r in reports)
         print(f"\n{proved}/{len(reports)} theorems proved in {total:.2f} s")
+        if args.kernel:
+            exports = list(kernel.values())
+            checked = sum(e.checked for e in exports)
+            steps = sum(len(e.steps) for e in exports)
+            print(f"Coq kernel: {checked}/{steps} checked steps kernel-checked "
+                  f"(coqc {kernel_seconds:.1f} s)")
         for report in reports:
             if not report.proved:
                 print(report.explain(), file=sys.stderr)
     return exit_code(r.verdict for r in reports)
 
 
-def _print_row(report, width: int, first: bool) -> None:
+def _with_kernel(report, export) -> dict:
+    document = report.to_dict()
+    if export is not None:
+        from symrope.kernel._cli import kernel_summary
+
+        document["kernel"] = kernel_summary(export)
+    return document
+
+
+def _print_row(report, width: int, first: bool, kernel=None) -> None:
     width = max(width, len("theorem"))
+    extra = f" {'coq':>7}" if kernel is not None else ""
     if first:
-        print(f"{'theorem':<{width}}  {'verdict':<10} {'checked':>7} {'cited':>5} {'time':>8}")
-        print("-" * (width + 34))
+        print(f"{'theorem':<{width}}  {'verdict':<10} {'checked':>7} {'cited':>5} {'time':>8}"
+              f"{extra}")
+        print("-" * (width + 34 + len(extra)))
+    column = f" {f'{kernel.checked}/{len(kernel.steps)}':>7}" if kernel is not None else ""
     print(f"{report.theorem.name:<{width}}  {report.verdict:<10} {report.checked_steps:>7} "
-          f"{report.cited_lemmas:>5} {report.seconds:>7.2f}s", flush=True)
+          f"{report.cited_lemmas:>5} {report.seconds:>7.2f}s{column}", flush=True)
 
 
 def list_main(argv: list[str]) -> int:

@@ -139,6 +139,8 @@ def _evidence(step, verdict) -> str:
 def _step_tex(number: int, result, references: list[str]) -> str:
     step, verdict = result.step, result.verdict
     mark, detail = _mark(step, verdict)
+    if getattr(result, "kernel", None) == "checked":  # set by symrope.kernel.mark_kernel_results
+        mark, detail = mark + " + Coq", detail + "; re-checked by Coq's kernel"
     lines = [rf"\steplabel{{{number}}}"]
     if step.kind == "cited":
         references.append(step.reference)

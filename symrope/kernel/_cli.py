@@ -1,0 +1,80 @@
+"""``symrope export coq`` and the ``--kernel coq`` option of ``symrope prove``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from symrope._cliutil import ArgumentParser
+from symrope.errors import UsageError
+
+__all__ = ["export_main", "kernel_check", "kernel_summary", "mark_kernel_results"]
+
+
+def _builders(names, overrides):
+    from symrope.theorems import builtin_theorems, get_theorem
+
+    builders = [get_theorem(n) for n in names] if names else list(builtin_theorems().values())
+    for builder in builders:
+        unknown = set(overrides) - set(builder.defaults)
+        if names and unknown:
+            raise UsageError(f"theorem {builder.name} has no parameter(s) "
+                             f"{', '.join(sorted(unknown))}")
+    return builders
+
+
+def export_main(argv: list[str]) -> int:
+    """``symrope export coq [NAME ...] --out DIR``: one ``.v`` file per theorem."""
+    from symrope.engine._cli import _parse_parameter
+    from symrope.kernel._export import export_theorem
+
+    parser = ArgumentParser(prog="symrope export",
+                            description="Export built-in theorems' checked steps as Coq lemmas "
+                                        "with proof scripts (one .v file per theorem).")
+    parser.add_argument("system", choices=["coq"], help="the proof assistant (coq)")
+    parser.add_argument("names", nargs="*", metavar="NAME", help="theorems (default: all)")
+    parser.add_argument("--out", required=True, metavar="DIR", help="directory for the .v files")
+    parser.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
+                        help="override a parameter of the named theorems, e.g. --param d=8")
+    args = parser.parse_args(argv)
+    overrides = dict(_parse_parameter(p) for p in args.param)
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"--out {args.out} exists and is not a directory")
+    builders = _builders(args.names, overrides)
+    out.mkdir(parents=True, exist_ok=True)
+    for builder in builders:
+        params = {k: v for k, v in overrides.items() if k in builder.defaults}
+        export = export_theorem(builder.build(**params))
+        path = out / f"{export.module}.v"
+        path.write_text(export.text())
+        companion = export.matrix_text()
+        if companion is not None:
+            (out / f"{export.module}_matrices.v").write_text(companion)
+        print(f"{path}  {export.exported}/{len(export.steps)} checked steps exported"
+              + (f" (symbolic matrix steps in {export.module}_matrices.v)" if companion else ""))
+    return 0
+
+
+def kernel_check(theorems, directory=None):
+    """Export and check ``theorems`` with Coq; returns ``(exports, coqc seconds)``."""
+    from symrope.kernel._coqc import check_exports
+    from symrope.kernel._export import export_theorem
+
+    exports = [export_theorem(t) for t in theorems]
+    return exports, check_exports(exports, directory)
+
+
+def kernel_summary(export) -> dict:
+    """The ``"kernel"`` entry of a theorem in ``symrope prove --json``."""
+    return {"system": "coq", "checked": export.checked, "exported": export.exported,
+            "checked_steps": len(export.steps),
+            "trivial": sum(1 for s in export.steps if s.trivial and s.kernel == "checked"),
+            "steps": [s.to_dict() for s in export.steps]}
+
+
+def mark_kernel_results(report, export) -> None:
+    """Record on each step result of ``report`` whether Coq checked it (the LaTeX derivation
+    marks those steps "checked + Coq" in the margin)."""
+    by_index = {s.index: s.kernel for s in export.steps}
+    for index, result in enumerate(report.results):
+        result.kernel = by_index.get(index)
