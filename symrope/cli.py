@@ -20,6 +20,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "check": ("symrope.checker._cli", "main", "check an encoding against the four assumptions"),
     "latex": ("symrope.latex._cli", "main", "render proofs as LaTeX derivations"),
     "audit": ("symrope.audit._cli", "main", "audit a float RoPE implementation's precision"),
+    "export": ("symrope.kernel._cli", "export_main", "export checked steps as Coq lemmas"),
 }
 
 REPORT_URL_HINT = "please report it with the command line that produced it"
