@@ -11,10 +11,10 @@ import numpy as np
 
 from symrope._cliutil import ArgumentParser, dump_json
 from symrope.audit._driver import audit
-from symrope.audit._results import AuditOptions, exact_schedule
+from symrope.audit._results import DEFAULT_TOLERANCE, AuditOptions, exact_schedule
 from symrope.audit._models import MODELS, get_model
 from symrope.audit._reference import MAX_POSITION, REFERENCE_TOLERANCE
-from symrope.audit._report import AuditReport
+from symrope.audit._report import COLUMN_MEANINGS, AuditReport, fix_helps
 from symrope.errors import InternalError, UsageError
 from symrope.schedules import RopeConfig, llama31_8b
 
@@ -29,7 +29,9 @@ def _parser() -> ArgumentParser:
         description="Audit a float RoPE implementation against a certified high-precision "
                     "reference: error per position band, phase decomposition, invariance of "
                     "attention scores, safe context length, and the suggested fix. With no "
-                    "arguments: the HF-style model of Llama 3.1 8B's RoPE in bf16 up to 1M positions.")
+                    "arguments: the HF-style model of Llama 3.1 8B's RoPE in bf16 up to 1M positions.",
+        epilog="columns of the band table: " + "; ".join(
+            f"{name}: {meaning}" for name, meaning in COLUMN_MEANINGS))
     parser.add_argument("--impl", default="hf", metavar="NAME|module:function",
                         help=f"a built-in model ({', '.join(MODELS)}), {_HF_CLASS} (needs --config, "
                              "torch and transformers), or your own module:function / file.py:function")
@@ -49,9 +51,10 @@ def _parser() -> ArgumentParser:
                         help=f"audit positions 0..N inclusive (default {_DEFAULT_MAX_POSITION})")
     parser.add_argument("--positions", metavar="LIST",
                         help="audit only these positions: comma-separated integers or a..b ranges")
-    parser.add_argument("--tolerance", type=float, metavar="T",
-                        help="absolute error in cos/sin for the safe context (default: 2 ulps of 1.0 "
-                             "in the audited dtype)")
+    parser.add_argument("--tolerance", type=float, default=DEFAULT_TOLERANCE, metavar="T",
+                        help="absolute error in cos/sin allowed inside the safe context, the same "
+                             "for every implementation and dtype compared (default 2^-8 = 0.0039, "
+                             "the bf16 step in [0.5, 1))")
     parser.add_argument("--seq-len", type=_non_negative_integer("--seq-len"), metavar="N",
                         help="current sequence length for dynamic/longrope schedules (default: "
                              "the frequencies at initialisation)")
@@ -149,13 +152,15 @@ def main(argv: list[str]) -> int:
     if args.max_position is not None and args.max_position > _LARGEST_CONTIGUOUS:
         raise UsageError(f"--max-position {args.max_position} would stream more than 2^32 positions "
                          f"(hours); audit chosen positions up to {MAX_POSITION} with --positions")
-    if args.tolerance is not None and not (args.tolerance > 0 and np.isfinite(args.tolerance)):
+    if not (args.tolerance > 0 and np.isfinite(args.tolerance)):
         raise UsageError(f"--tolerance must be a positive number, got {args.tolerance!r}")
     positions = parse_positions(args.positions) if args.positions is not None else None
     if args.plot and not Path(args.plot).resolve().parent.is_dir():
         raise UsageError(f"--plot {args.plot!r}: folder {str(Path(args.plot).parent)!r} does not exist")
     primary = resolve_impl(args.impl, hf_config)
-    others = [resolve_impl(name, hf_config) for name in args.compare]
+    # each implementation once: the primary is not compared with itself, nor a name twice
+    compare_names = [name for name in dict.fromkeys(args.compare) if name != args.impl]
+    others = [resolve_impl(name, hf_config) for name in compare_names]
     options = AuditOptions(
         max_position=_DEFAULT_MAX_POSITION if args.max_position is None else args.max_position,
         positions=positions, dtype=args.dtype, tolerance=args.tolerance, seed=args.seed,
@@ -168,13 +173,23 @@ def main(argv: list[str]) -> int:
                             f"{REFERENCE_TOLERANCE:g}: refusing to report against it")
     result = audit(primary, config, options, schedule)
     compared = [audit(other, config, options, schedule) for other in others]
-    fix = None
-    if result.fix and not args.no_fix and result.fix not in (args.impl, *args.compare):
-        fix_options = AuditOptions(**{**vars(options), "dtype": result.dtype})
-        fix = audit(get_model(result.fix), config, fix_options, schedule)
+    fix, fix_note = None, None
+    if result.fix and not args.no_fix and result.fix not in (args.impl, *compare_names):
+        if result.first_failure is None:
+            fix_note = (f"no fix suggested: the error stays within the tolerance "
+                        f"{result.tolerance:.3g} at every audited position")
+        else:
+            fix_options = AuditOptions(**{**vars(options), "dtype": result.dtype})
+            candidate = audit(get_model(result.fix), config, fix_options, schedule)
+            if fix_helps(result, candidate):
+                fix = candidate
+            else:
+                fix_note = (f"no fix suggested: {result.fix} ({result.dtype}) does not lengthen the "
+                            f"safe context nor gain a correct bit here (the dtype's own "
+                            f"rounding dominates)")
     report = AuditReport(primary=result, certificate=certificate, seed=args.seed,
                          config=hf_config if hf_config is not None else config.hf_dict(),
-                         compared=compared, fix=fix)
+                         compared=compared, fix=fix, fix_note=fix_note)
     if args.plot:
         from symrope.audit._plot import plot_audits
 

@@ -15,8 +15,8 @@ from typing import Iterator
 
 import numpy as np
 
-from symrope.audit._metrics import (amplitude_error, log_bands, machine_epsilon, phase_error,
-                                    random_query_key_weights, rotary_scores, ulps_between)
+from symrope.audit._metrics import (amplitude_error, log_bands, phase_error,
+                                    random_query_key_weights, rotary_scores)
 from symrope.audit._models import dtype_name
 from symrope.audit._reference import MAX_POSITION, check_positions
 from symrope.audit._user import check_finite
@@ -126,7 +126,7 @@ class _Run:
         self.band_lo = np.array([lo for lo, _ in self.bands], dtype=np.int64)
         self.dtype = dtype_name(options.dtype or impl.default_dtype)
         shape = (len(self.bands), self.pairs)
-        self.max_abs, self.max_ulps, self.max_phase, self.max_amp = (np.zeros(shape) for _ in range(4))
+        self.max_abs, self.max_phase, self.max_amp = (np.zeros(shape) for _ in range(3))
         self.s_pp, self.s_pd, self.s_dd, self.s_ww, self.n_valid = (np.zeros(shape) for _ in range(5))
         self.invariance = np.full((len(self.bands), len(options.offsets)), np.nan)
         self.shift = np.full(len(self.bands), np.nan)
@@ -146,7 +146,12 @@ class _Run:
         self.history = max(max(offsets), options.shift_window)
         self.last_delta = None
         self.provisional_slope = None
-        self.tolerance = options.tolerance
+        self.tolerance = float(options.tolerance)
+        if not (self.tolerance > 0 and np.isfinite(self.tolerance)):
+            raise UsageError(f"the tolerance must be a positive number, got {options.tolerance!r}")
+        # The safe context is the prefix 0..N-1 of positions all audited and all within the
+        # tolerance: it ends at the first failure or at the first position not audited.
+        self.prefix_end = 0
         self.native_dtype = None
 
     # --- the implementation, checked ------------------------------------------------------------
@@ -233,15 +238,12 @@ class _Run:
         return _Chunk(positions, _complex(cos, sin), error, delta, finite, cos_native, sin_native,
                       cos, sin, scaled_cos, scaled_sin)
 
-    def _measure_more(self, chunk: "_Chunk") -> tuple[np.ndarray, np.ndarray]:
-        """ulps and amplitude error (on the main thread: it balances the worker's load)."""
-        ulps = np.maximum(ulps_between(chunk.cos_native, chunk.scaled_cos, chunk.cos),
-                          ulps_between(chunk.sin_native, chunk.scaled_sin, chunk.sin))
+    def _amplitude(self, chunk: "_Chunk") -> np.ndarray:
+        """The amplitude error (on the main thread: it balances the worker's load)."""
         amp = amplitude_error(chunk.cos, chunk.sin, self.schedule.amplitude)
         if chunk.finite is not None:
-            ulps = np.where(chunk.finite, ulps.astype(np.float64), np.inf)
             amp[~chunk.finite] = np.inf
-        return ulps, amp
+        return amp
 
     def _consume(self, pending, keep_pos, keep_table, bar):
         chunk = pending.result()
@@ -272,7 +274,7 @@ class _Run:
     def _fold(self, chunk: "_Chunk"):
         """Fold one measured chunk into the per-band, per-pair accumulators (in position order)."""
         positions, error, wrapped, finite = chunk.positions, chunk.error, chunk.delta, chunk.finite
-        ulps, amp = self._measure_more(chunk)
+        amp = self._amplitude(chunk)
         delta = wrapped
         if self.stream.contiguous:
             # Unwrap along consecutive positions so a steady frequency error keeps growing past pi.
@@ -300,7 +302,6 @@ class _Run:
         for band, start, stop in self._segments(positions):
             rows = slice(start, stop)
             np.maximum(self.max_abs[band], error[rows].max(axis=0), out=self.max_abs[band])
-            np.maximum(self.max_ulps[band], ulps[rows].max(axis=0), out=self.max_ulps[band])
             np.maximum(self.max_phase[band], magnitude[rows].max(axis=0), out=self.max_phase[band])
             np.maximum(self.max_amp[band], amp[rows].max(axis=0), out=self.max_amp[band])
             self.s_pp[band] += squares[rows].sum(axis=0)
@@ -312,15 +313,29 @@ class _Run:
             self.nonfinite[band] += 0 if finite is None else int((~finite[rows]).sum())
         per_position = error.max(axis=1)
         if self.first_unsafe is None:
-            if self.tolerance is None:
-                self.tolerance = 2 * machine_epsilon(chunk.cos_native.dtype)
             unsafe = np.flatnonzero(~(per_position <= self.tolerance))
             if unsafe.size:
                 self.first_unsafe = int(positions[unsafe[0]])
+        self._extend_prefix(positions)
         self.native_dtype = chunk.cos_native.dtype
         self._fine_max(positions, "max_abs_error", per_position)
         self._fine_max(positions, "max_phase_error", magnitude.max(axis=1))
         self._fine_max(positions, "amplitude_error", amp.max(axis=1))
+
+    def _extend_prefix(self, positions):
+        """Advance the audited-and-safe prefix 0..prefix_end-1 through this (ascending) chunk."""
+        if self.prefix_end < 0:
+            return
+        limit = positions.size if self.first_unsafe is None else \
+            int(np.searchsorted(positions, self.first_unsafe))
+        run = positions[:limit] - self.prefix_end
+        broken = np.flatnonzero(run != np.arange(limit))
+        if broken.size:
+            self.prefix_end = -(self.prefix_end + int(broken[0])) - 1   # stopped: a gap
+        elif limit < positions.size:
+            self.prefix_end = -(self.prefix_end + limit) - 1             # stopped: a failure
+        else:
+            self.prefix_end += limit
 
     def _fine_max(self, positions, key, values):
         bins = np.searchsorted(self.fine_edges, positions, side="right") - 1
@@ -384,6 +399,12 @@ class _Run:
             moved = _pairwise_scores(self._rows(shifted, known_pos, known_table), self.weights)
             self.shift[band] = np.abs(moved - _pairwise_scores(self.baseline, self.weights)).max()
 
+    def _explanation(self) -> str:
+        explanation = self.impl.explanation
+        if callable(explanation):
+            return explanation(dtype_name(self.native_dtype) if self.native_dtype else self.dtype)
+        return str(explanation or "")
+
     # --- the summary ------------------------------------------------------------------------------
     def _finish(self, seconds: float) -> AuditResult:
         omegas = self.schedule.omegas
@@ -415,7 +436,7 @@ class _Run:
             summaries.append(BandSummary(
                 lo=lo, hi=hi, positions=int(self.counts[band]),
                 max_abs_error=float(self.max_abs[band].max()),
-                max_bits_error=float(np.log2(1.0 + self.max_ulps[band].max())),
+                correct_bits=_correct_bits(float(self.max_abs[band].max())),
                 max_phase_error=float(self.max_phase[band].max()),
                 phase_noise=float(noise[band].max()),
                 frequency_drift=drift,
@@ -425,15 +446,14 @@ class _Run:
                 nonfinite=int(self.nonfinite[band]),
                 worst_pair=int(self.max_abs[band].argmax()),
                 dominant=max(components, key=components.get)))
-        if self.first_unsafe is None:
-            safe, lower_bound = self.stream.max_position + 1, True
-        else:
-            safe, lower_bound = self.first_unsafe, False
+        # A failing position is never inside the safe context, and neither is one not audited.
+        safe = self.prefix_end if self.prefix_end >= 0 else -self.prefix_end - 1
+        lower_bound = self.first_unsafe is None or safe < self.first_unsafe
         keep = self.fine["max_abs_error"] > 0
         fine = {"lo": self.fine_edges[keep].tolist()}
         fine.update({key: values[keep].tolist() for key, values in self.fine.items()})
         return AuditResult(
-            impl=self.impl.name, summary=self.impl.summary, explanation=self.impl.explanation,
+            impl=self.impl.name, summary=self.impl.summary, explanation=self._explanation(),
             fix=self.impl.fix, dtype=dtype_name(self.native_dtype) if self.native_dtype else self.dtype,
             config=self.config.describe(), max_position=self.stream.max_position,
             positions=self.stream.count, tolerance=float(self.tolerance), amplitude=amplitude,
@@ -441,7 +461,7 @@ class _Run:
             frequency_error=float(np.abs(relative[resolved]).max()) if resolved.any() else None,
             frequency_error_per_pair=[float(v) for v in relative],
             frequency_error_stderr=[float(v) for v in stderr], safe_context=int(safe),
-            safe_context_is_lower_bound=lower_bound, offsets=tuple(self.options.offsets),
+            safe_context_is_lower_bound=lower_bound, first_failure=self.first_unsafe, offsets=tuple(self.options.offsets),
             seconds=round(seconds, 3), fine=fine)
 
 
@@ -481,6 +501,13 @@ def _unwrap(delta: np.ndarray, previous: np.ndarray | None) -> np.ndarray:
     np.cumsum(steps, axis=0, out=steps)
     steps *= 2 * np.pi
     return delta - steps
+
+
+def _correct_bits(max_abs_error: float) -> float | None:
+    """``-log2(max |err|)``: how many leading bits of cos/sin are right (None: no error at all)."""
+    if max_abs_error == 0:
+        return None
+    return float(-np.log2(max_abs_error))
 
 
 def _complex(cos: np.ndarray, sin: np.ndarray) -> np.ndarray:

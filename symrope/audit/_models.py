@@ -105,8 +105,9 @@ class ImplModel:
         One line: which code it models.
     default_dtype : str
         The model dtype the code is usually run in (``bf16``, ``fp16``, ``fp32``, ``fp64``).
-    explanation : str
-        Why it drifts: which step rounds what.
+    explanation : str or callable
+        Why it drifts: which step rounds what. ``{cast}`` in the text is replaced by what the
+        final cast does in the audited dtype; a callable gets the dtype name and returns the text.
     fix : str or None
         The name of the model that is the suggested fix.
     references : tuple of str
@@ -127,10 +128,27 @@ class ImplModel:
     name: str
     summary: str
     default_dtype: str
-    explanation: str
+    explanation: str | Callable[[str], str]
     fix: str | None
     _compute: Callable = field(repr=False)
     references: tuple[str, ...] = ()
+
+    def explain(self, dtype: str | None = None) -> str:
+        """Why it drifts, for the dtype audited (the cast step differs per dtype).
+
+        Examples
+        ========
+
+        >>> from symrope.audit._models import get_model
+        >>> "bf16 adds up to 2^-9" in get_model("hf").explain("bf16")
+        True
+        >>> "no final cast" in get_model("hf").explain("fp32")
+        True
+        """
+        name = dtype_name(self.default_dtype if dtype is None else dtype)
+        if callable(self.explanation):
+            return self.explanation(name)
+        return self.explanation.replace("{cast}", cast_step(name))
 
     def table(self, positions, config: RopeConfig, dtype: str | None = None,
               seq_len: int | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -163,6 +181,42 @@ class ImplModel:
         if cos.shape != expected or sin.shape != expected:  # pragma: no cover - our own bug
             raise AssertionError(f"model {self.name} returned {cos.shape}, expected {expected}")
         return cos, sin
+
+
+def cast_step(dtype: str) -> str:
+    """What casting a float32 cos/sin table to ``dtype`` adds (a sentence for explanations)."""
+    if dtype in ("bf16", "fp16"):
+        half_ulp = {"bf16": "2^-9", "fp16": "2^-12"}[dtype]
+        return (f"the final cast of cos/sin to {dtype} adds up to {half_ulp} absolute error at "
+                f"every position")
+    if dtype == "fp32":
+        return "in fp32 there is no final cast: the float32 cos/sin are the table"
+    return "in fp64 the float32 cos/sin are widened exactly, so the float32 error is all there is"
+
+
+def _neox_explanation(dtype: str) -> str:
+    if dtype == "fp16":
+        return ("Everything is fp16: omega keeps 11 bits, positions are exact only to 2048 "
+                "(and overflow to inf beyond 65504), and the angle is rounded to fp16 -- at "
+                "position 1857 the angle 1044.27 becomes 1045.0 and cos is off by 0.78.")
+    if dtype == "bf16":
+        return ("Everything is bf16: omega keeps 8 bits, positions are exact only to 256, and "
+                "the angle is rounded to bf16, so beyond a few hundred positions the phase is "
+                "off by whole radians.")
+    return (f"Everything is {dtype}: omega, the positions, the angle and cos/sin are rounded to "
+            f"{dtype} once each; the angle's rounding error grows like p times the dtype's "
+            f"epsilon.")
+
+
+def _autocast_explanation(dtype: str) -> str:
+    if dtype not in ("bf16", "fp16"):
+        return (f"Autocast narrows only to bf16/fp16, so in {dtype} this is today's transformers "
+                f"path: the float32 angle's rounding grows like p*2^-24; " + cast_step(dtype) + ".")
+    return (f"Under autocast the matmul ran in {dtype}: omega kept "
+            f"{8 if dtype == 'bf16' else 11} significant bits (a consistent frequency error), "
+            f"position ids above {256 if dtype == 'bf16' else 2048} were rounded, and the angle "
+            f"itself was rounded to {dtype}, so at a few thousand positions the phase is off by "
+            f"whole radians.")
 
 
 # --- shared steps ------------------------------------------------------------------------------
@@ -287,8 +341,7 @@ _register(ImplModel(
     explanation="The angle p*omega is formed in float32 from a float32 omega and a float32 "
                 "position: its rounding error grows like p*2^-24 (about 1e-2 rad at 128K, "
                 "tenths of a radian near 10M), which is position-dependent phase noise that "
-                "breaks relative invariance; the final cast of cos/sin to bf16 adds up to "
-                "2^-9 absolute error at every position.",
+                "breaks relative invariance; {cast}.",
     fix="fp64-angle",
     _compute=_hf,
     references=("transformers src/transformers/models/llama/modeling_llama.py (LlamaRotaryEmbedding)",
@@ -299,10 +352,7 @@ _register(ImplModel(
     summary="HF transformers before PR 29285: inv_freq @ position_ids under bf16 autocast "
             "(and issue 25681: the inv_freq buffer cast to bf16)",
     default_dtype="bf16",
-    explanation="Under autocast the matmul ran in bf16: omega kept 8 significant bits (a "
-                "consistent frequency error of up to 2^-9 relative), position ids above 256 "
-                "were rounded (15962 reads 15936), and the angle itself was rounded to bf16, "
-                "so at a few thousand positions the phase is off by whole radians.",
+    explanation=_autocast_explanation,
     fix="hf",
     _compute=_hf_bf16_autocast,
     references=("https://github.com/huggingface/transformers/pull/29285",
@@ -327,7 +377,7 @@ _register(ImplModel(
     default_dtype="bf16",
     explanation="Numerically the same roundings as transformers' path (fp32 angle, fp32 "
                 "cos/sin, one cast to the model dtype), computed once into a cache: phase "
-                "noise growing like p*2^-24 plus the cast error of the stored table.",
+                "noise growing like p*2^-24; {cast}.",
     fix="fp64-angle",
     _compute=_vllm,
     references=("https://github.com/vllm-project/vllm vllm/model_executor/layers/rotary_embedding",),
@@ -337,9 +387,7 @@ _register(ImplModel(
     summary="GPT-NeoX RotaryEmbedding after model.half() (issue 1003): inv_freq, positions, "
             "angle and cos/sin all in fp16",
     default_dtype="fp16",
-    explanation="Everything is fp16: omega keeps 11 bits, positions are exact only to 2048 "
-                "(and overflow to inf beyond 65504), and the angle is rounded to fp16 -- at "
-                "position 1857 the angle 1044.27 becomes 1045.0 and cos is off by 0.78.",
+    explanation=_neox_explanation,
     fix="hf",
     _compute=_neox,
     references=("https://github.com/EleutherAI/gpt-neox/issues/1003",),

@@ -53,6 +53,10 @@ def plot_audits(results: list[AuditResult], path, title: str | None = None) -> P
             if points:
                 xs, ys = zip(*points)
                 axis.step(xs, ys, where="post", label=f"{result.impl} ({result.dtype})")
+        if key == "max_abs_error":
+            tolerance = results[0].tolerance
+            axis.axhline(tolerance, color="black", linestyle="--", linewidth=1,
+                         label=f"tolerance {tolerance:.3g}")
         axis.set_xscale("log")
         axis.set_yscale("log")
         low, high = axis.get_ylim()
