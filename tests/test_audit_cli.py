@@ -63,7 +63,7 @@ def user_module(tmp_path, monkeypatch):
     (["--rope-scaling", '{"rope_type": "nope", "factor": 2}'], ["rope type", "nope"]),
     (["--rope-scaling", "{not json"], ["--rope-scaling", "JSON"]),
     (["--impl", "no-such-model"], ["unknown implementation", "no-such-model"]),
-    (["--impl", "hf-transformers"], ["--config"]),
+    (["--impl", "hf-transformers", "--model-type", "bert"], ["not a RoPE config", "bert"]),
     (["--dtype", "fp8"], ["--dtype", "fp8"]),
     (["--config", "/no/such/config.json"], ["/no/such/config.json"]),
     (["--tolerance", "0"], ["--tolerance"]),

@@ -25,7 +25,7 @@ POSITIONS = np.concatenate([np.arange(0, 2048), np.arange(1_000_000, 1_002_048),
 
 def test_llama31_class_matches_the_hf_model():
     impl = hf_transformers_impl(LLAMA)
-    assert "LlamaRotaryEmbedding" in impl.summary and impl.fix == "fp64-angle"
+    assert "LlamaRotaryEmbedding" in impl.summary and impl.fix == "hf-transformers+fix"
     config = RopeConfig.from_hf(LLAMA)
     cos, sin = impl.table(POSITIONS, config, "bf16")
     assert cos.dtype == ml_dtypes.bfloat16 and cos.shape == (len(POSITIONS), 64)
@@ -75,5 +75,5 @@ def test_missing_libraries_and_bad_configs_are_usage_errors(monkeypatch):
     with pytest.raises(UsageError, match="must be a JSON object"):
         hf_transformers_impl([LLAMA])
     monkeypatch.setitem(sys.modules, "transformers", None)
-    with pytest.raises(UsageError, match=r"needs torch and transformers \(pip install 'symrope\[torch\]'\)"):
+    with pytest.raises(UsageError, match=r"needs transformers, which does not import here .*pip install 'symrope\[frameworks\]'"):
         hf_transformers_impl(LLAMA)

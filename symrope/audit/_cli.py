@@ -13,6 +13,7 @@ from symrope._cliutil import ArgumentParser, dump_json
 from symrope.audit._driver import audit
 from symrope.audit._results import DEFAULT_TOLERANCE, AuditOptions, exact_schedule
 from symrope.audit._models import MODELS, get_model
+from symrope.audit._real import EXTRA, REAL_IMPLS
 from symrope.audit._reference import MAX_POSITION, REFERENCE_TOLERANCE
 from symrope.audit._report import COLUMN_MEANINGS, AuditReport, fix_helps
 from symrope.errors import InternalError, UsageError
@@ -33,8 +34,23 @@ def _parser() -> ArgumentParser:
         epilog="columns of the band table: " + "; ".join(
             f"{name}: {meaning}" for name, meaning in COLUMN_MEANINGS))
     parser.add_argument("--impl", default="hf", metavar="NAME|module:function",
-                        help=f"a built-in model ({', '.join(MODELS)}), {_HF_CLASS} (needs --config, "
-                             "torch and transformers), or your own module:function / file.py:function")
+                        help=f"a built-in model ({', '.join(MODELS)}: explanations of why), a real "
+                             f"library run through its own code ({', '.join((_HF_CLASS, *REAL_IMPLS))}; "
+                             f"pip install '{EXTRA}'), or your own module:function / file.py:function")
+    parser.add_argument("--model-type", metavar="NAME",
+                        help=f"with --impl {_HF_CLASS}: that transformers model type's default config, "
+                             "built offline from transformers' own config class (--rope-scaling "
+                             "replaces its rope parameters)")
+    parser.add_argument("--cast-module", choices=("bf16", "fp16"),
+                        help=f"{_HF_CLASS}: module.to(dtype) first (casts the inv_freq buffer)")
+    parser.add_argument("--autocast", choices=("bf16", "fp16"),
+                        help=f"{_HF_CLASS}: run forward under torch.autocast('cpu', dtype)")
+    parser.add_argument("--tf32", action="store_true",
+                        help=f"{_HF_CLASS}: EMULATE a TF32 product of inv_freq and positions "
+                             "(operands rounded to 10 mantissa bits; CPU has no TF32)")
+    parser.add_argument("--fix", action="store_true",
+                        help=f"{_HF_CLASS}: audit the class patched by symrope.audit.fix.patch_rotary "
+                             "(float64 angles)")
     parser.add_argument("--compare", nargs="+", default=[], metavar="NAME",
                         help="more implementations audited side by side on the same positions")
     parser.add_argument("--dtype", choices=("bf16", "fp16", "fp32", "fp64"),
@@ -103,39 +119,94 @@ def parse_positions(text: str) -> np.ndarray:
     return np.unique(np.concatenate(pieces))
 
 
+#: Keys that only a RoPE config has (any one of them is enough).
+_ROPE_KEYS = ("rope_theta", "rope_parameters", "rope_scaling", "rotary_dim", "rotary_pct",
+              "rotary_emb_base", "partial_rotary_factor", "rotary_emb_fraction")
+
+
+def check_rope_config(document: dict, source: str) -> None:
+    """UsageError "not a RoPE config" for a config of a model without rotary embeddings.
+
+    A config with a rope key is RoPE; one with none is RoPE only if its model type is (asked of
+    the installed transformers when it imports; else judged by absolute position embeddings).
+    """
+    if any(key in document for key in _ROPE_KEYS):
+        return
+    model_type = document.get("model_type")
+    if model_type is None:
+        return   # a bare dict: default RoPE (theta 10000), as transformers' Llama reads it
+    absolute = document.get("position_embedding_type", "absolute") == "absolute" and (
+        "type_vocab_size" in document or "n_positions" in document or "n_ctx" in document)
+    try:
+        from symrope.audit._hf import _rotary_class
+        import transformers
+    except Exception:  # noqa: BLE001 - without transformers the keys decide
+        if absolute:
+            raise UsageError(f"not a RoPE config: {source} (model_type {model_type!r}) has absolute "
+                             "position embeddings and no rope parameters") from None
+        return
+    try:
+        _rotary_class(transformers, model_type)
+    except UsageError:
+        raise UsageError(f"not a RoPE config: {source} (model_type {model_type!r}) has no rotary "
+                         "embedding in transformers") from None
+
+
 def build_config(args) -> tuple[RopeConfig, dict | None]:
     """The schedule from --config, from --head-dim/--theta/--rope-scaling, or Llama 3.1 8B's."""
     flags = args.head_dim is not None or args.theta is not None or args.rope_scaling is not None
     if args.config is not None:
         if flags:
             raise UsageError("use either --config or --head-dim/--theta/--rope-scaling, not both")
+        try:
+            with open(args.config, encoding="utf-8") as handle:
+                document = json.load(handle)
+        except (OSError, ValueError):
+            document = None   # RopeConfig.from_file says what is wrong, in one line
+        if isinstance(document, dict):
+            check_rope_config(document, args.config)
         config = RopeConfig.from_file(args.config)
-        with open(args.config, encoding="utf-8") as handle:
-            return config, json.load(handle)
+        return config, document
     if not flags:
         return llama31_8b(), None
-    scaling = None
-    if args.rope_scaling is not None:
-        try:
-            scaling = json.loads(args.rope_scaling)
-        except json.JSONDecodeError as error:
-            raise UsageError(f"--rope-scaling is not valid JSON: {error.msg}") from None
-        if scaling is not None and not isinstance(scaling, dict):
-            raise UsageError(f"--rope-scaling must be a JSON object, got {args.rope_scaling!r}")
+    scaling = rope_scaling_argument(args)
     if args.theta is not None and not (args.theta > 0 and np.isfinite(args.theta)):
         raise UsageError(f"--theta must be a positive finite number, got {args.theta!r}")
     return RopeConfig.from_options(head_dim=128 if args.head_dim is None else args.head_dim,
                                    theta=args.theta, rope_scaling=scaling), None
 
 
-def resolve_impl(name: str, hf_config: dict | None):
-    """A built-in model, the real HF class, or a user's ``module:function``."""
+def rope_scaling_argument(args) -> dict | None:
+    if args.rope_scaling is None:
+        return None
+    try:
+        scaling = json.loads(args.rope_scaling)
+    except json.JSONDecodeError as error:
+        raise UsageError(f"--rope-scaling is not valid JSON: {error.msg}") from None
+    if scaling is not None and not isinstance(scaling, dict):
+        raise UsageError(f"--rope-scaling must be a JSON object, got {args.rope_scaling!r}")
+    return scaling
+
+
+def resolve_impl(name: str, hf_config: dict | None, config: RopeConfig | None = None, args=None,
+                 fixed: bool = False):
+    """A built-in model, a real library (torch & co. imported only then), or ``module:function``."""
+    knobs = {key: getattr(args, key, None) for key in ("cast_module", "autocast", "tf32")}
+    if any(knobs.values()) and name != _HF_CLASS:
+        raise UsageError(f"--cast-module/--autocast/--tf32 act on --impl {_HF_CLASS}, not {name!r}")
     if name == _HF_CLASS:
-        if hf_config is None:
-            raise UsageError(f"--impl {_HF_CLASS} needs --config FILE.json (the model's HF config)")
         from symrope.audit._hf import hf_transformers_impl  # imports torch: only when asked
 
-        return hf_transformers_impl(hf_config)
+        model_type = getattr(args, "model_type", None)
+        if model_type is not None:
+            return hf_transformers_impl(None, model_type, rope_scaling_argument(args),
+                                        fixed=fixed, **knobs)
+        document = hf_config if hf_config is not None else dict(config.hf_dict(), model_type="llama")
+        return hf_transformers_impl(document, fixed=fixed, **knobs)
+    if name in REAL_IMPLS:
+        from symrope.audit._real import real_impl
+
+        return real_impl(name, config)
     if name in MODELS or ":" not in name:
         return get_model(name)
     from symrope.audit._user import load_user_impl
@@ -157,10 +228,23 @@ def main(argv: list[str]) -> int:
     positions = parse_positions(args.positions) if args.positions is not None else None
     if args.plot and not Path(args.plot).resolve().parent.is_dir():
         raise UsageError(f"--plot {args.plot!r}: folder {str(Path(args.plot).parent)!r} does not exist")
-    primary = resolve_impl(args.impl, hf_config)
+    if args.model_type is not None and (args.impl != _HF_CLASS or args.config or args.head_dim
+                                        or args.theta is not None):
+        raise UsageError(f"--model-type goes with --impl {_HF_CLASS} (and --rope-scaling), "
+                         f"not with --config/--head-dim/--theta")
+    if args.fix and args.impl != _HF_CLASS:
+        raise UsageError(f"--fix patches the real transformers class: use it with --impl {_HF_CLASS}")
+    primary = resolve_impl(args.impl, hf_config, config, args, fixed=args.fix)
+    if args.model_type is not None:
+        config = primary.rope_config    # the model type's own schedule is the audited one
+    top_position = int(positions.max()) if positions is not None else (
+        _DEFAULT_MAX_POSITION if args.max_position is None else args.max_position)
     # each implementation once: the primary is not compared with itself, nor a name twice
     compare_names = [name for name in dict.fromkeys(args.compare) if name != args.impl]
-    others = [resolve_impl(name, hf_config) for name in compare_names]
+    others = [resolve_impl(name, hf_config, config) for name in compare_names]
+    for impl in (primary, *others):
+        if hasattr(impl, "prepare"):
+            impl.prepare(top_position)
     options = AuditOptions(
         max_position=_DEFAULT_MAX_POSITION if args.max_position is None else args.max_position,
         positions=positions, dtype=args.dtype, tolerance=args.tolerance, seed=args.seed,
@@ -175,12 +259,16 @@ def main(argv: list[str]) -> int:
     compared = [audit(other, config, options, schedule) for other in others]
     fix, fix_note = None, None
     if result.fix and not args.no_fix and result.fix not in (args.impl, *compare_names):
+        if result.fix == "hf-transformers+fix":
+            fix_impl = resolve_impl(_HF_CLASS, hf_config, config, args, fixed=True)
+        else:
+            fix_impl = get_model(result.fix)
         if result.first_failure is None:
             fix_note = (f"no fix suggested: the error stays within the tolerance "
                         f"{result.tolerance:.3g} at every audited position")
         else:
             fix_options = AuditOptions(**{**vars(options), "dtype": result.dtype})
-            candidate = audit(get_model(result.fix), config, fix_options, schedule)
+            candidate = audit(fix_impl, config, fix_options, schedule)
             if fix_helps(result, candidate):
                 fix = candidate
             else:

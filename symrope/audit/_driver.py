@@ -399,10 +399,15 @@ class _Run:
             moved = _pairwise_scores(self._rows(shifted, known_pos, known_table), self.weights)
             self.shift[band] = np.abs(moved - _pairwise_scores(self.baseline, self.weights)).max()
 
+    def _reported_dtype(self) -> str:
+        if self.native_dtype is None or self.impl.scaled_table:
+            return self.dtype   # a scaled table comes back in float64: the audited dtype is asked
+        return dtype_name(self.native_dtype)
+
     def _explanation(self) -> str:
         explanation = self.impl.explanation
         if callable(explanation):
-            return explanation(dtype_name(self.native_dtype) if self.native_dtype else self.dtype)
+            return explanation(self._reported_dtype())
         return str(explanation or "")
 
     # --- the summary ------------------------------------------------------------------------------
@@ -454,7 +459,7 @@ class _Run:
         fine.update({key: values[keep].tolist() for key, values in self.fine.items()})
         return AuditResult(
             impl=self.impl.name, summary=self.impl.summary, explanation=self._explanation(),
-            fix=self.impl.fix, dtype=dtype_name(self.native_dtype) if self.native_dtype else self.dtype,
+            fix=self.impl.fix, dtype=self._reported_dtype(),
             config=self.config.describe(), max_position=self.stream.max_position,
             positions=self.stream.count, tolerance=float(self.tolerance), amplitude=amplitude,
             bands=summaries,
@@ -462,7 +467,7 @@ class _Run:
             frequency_error_per_pair=[float(v) for v in relative],
             frequency_error_stderr=[float(v) for v in stderr], safe_context=int(safe),
             safe_context_is_lower_bound=lower_bound, first_failure=self.first_unsafe, offsets=tuple(self.options.offsets),
-            seconds=round(seconds, 3), fine=fine)
+            seconds=round(seconds, 3), fine=fine, fix_target=self.impl.fix_target)
 
 
 @dataclass

@@ -37,6 +37,10 @@ class Implementation:
     fix: str | None = None
     default_dtype: str = "fp32"
     user_supplied: bool = True
+    fix_target: str | None = None                  # the module and attribute a user changes
+    rotate: Callable[..., Any] | None = None       # the implementation's own apply, if it has one
+    pairing: str = "rotate_half"
+    scaled_table: bool = False                     # table divided by an exact scale (xpos)
 
 
 def as_implementation(target) -> Implementation:
@@ -51,11 +55,18 @@ def as_implementation(target) -> Implementation:
                               default_dtype=target.default_dtype, user_supplied=False)
     if not callable(getattr(target, "table", None)):
         raise UsageError(f"{target!r} is not an implementation (it has no table method)")
+    explanation = getattr(target, "explanation", "") or ""
+    rotate = getattr(target, "rotate", None)
     return Implementation(name=str(getattr(target, "name", repr(target))), table=target.table,
                           summary=str(getattr(target, "summary", "") or ""),
-                          explanation=str(getattr(target, "explanation", "") or ""),
+                          explanation=explanation if callable(explanation) else str(explanation),
                           fix=getattr(target, "fix", None),
-                          default_dtype=str(getattr(target, "default_dtype", None) or "fp32"))
+                          default_dtype=str(getattr(target, "default_dtype", None) or "fp32"),
+                          user_supplied=bool(getattr(target, "user_supplied", True)),
+                          fix_target=getattr(target, "fix_target", None),
+                          rotate=rotate if callable(rotate) else None,
+                          pairing=str(getattr(target, "pairing", None) or "rotate_half"),
+                          scaled_table=bool(getattr(target, "scaled_table", False)))
 
 
 @dataclass
