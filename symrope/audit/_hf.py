@@ -124,7 +124,7 @@ class HFTransformersImpl(RealImpl):
         self.fixed = bool(fixed)
         self.modeling = importlib.import_module(rotary_class.__module__)
         self.module = self._new_module()
-        knobs = [f"module.to({TORCH_DTYPE_NAMES[self.cast_module]})"] if self.cast_module else []
+        knobs = [f"module.to(torch.{TORCH_DTYPE_NAMES[self.cast_module]})"] if self.cast_module else []
         knobs += [f"torch.autocast('cpu', {TORCH_DTYPE_NAMES[self.autocast]})"] if self.autocast else []
         knobs += ["TF32 product of inv_freq and positions (EMULATED: operands rounded to 10 "
                   "mantissa bits; CPU has no TF32)"] if self.tf32 else []

@@ -244,11 +244,15 @@ def _hf(positions, config, dtype, seq_len):
     # transformers 5.x LlamaRotaryEmbedding.forward (autocast disabled, "Force float32"):
     #   freqs = position_ids[..., None].float() * inv_freq.float()
     #   cos = emb.cos() * attention_scaling; return cos.to(x.dtype)
-    omega32 = inv_freq(config, "float32", seq_len)
-    angle = positions.astype(np.float32)[:, None] * omega32[None, :]
-    cos, sin = _cos_sin_fp32(angle)
+    cos, sin = _cos_sin_fp32(fp32_angle(positions, config, seq_len))
     scaling = attention_factor(config, "float64", seq_len)
     return _cast(_scale(cos, scaling), dtype), _cast(_scale(sin, scaling), dtype)
+
+
+def fp32_angle(positions, config, seq_len=None) -> np.ndarray:
+    """The float32 angle fl32(fl32(p) * fl32(omega)) of transformers, Meta and torchtune, (n, pairs)."""
+    omega32 = inv_freq(config, "float32", seq_len)
+    return positions.astype(np.float32)[:, None] * omega32[None, :]
 
 
 def _hf_bf16_autocast(positions, config, dtype, seq_len):
@@ -335,8 +339,10 @@ def _register(model: ImplModel) -> None:
 
 _register(ImplModel(
     name="hf",
-    summary="HF transformers' rotary embedding today: fp32 inv_freq and angle, cos/sin x "
-            "attention factor in fp32, cast to the model dtype",
+    summary="model of HF transformers' rotary embedding today: fp32 inv_freq and angle, cos/sin x "
+            "attention factor in fp32, cast to the model dtype. Approximation of the real class "
+            "(--impl hf-transformers): the same float32 angle bit for bit, cos/sin correctly "
+            "rounded where torch's kernel may differ by 1 ulp",
     default_dtype="bf16",
     explanation="The angle p*omega is formed in float32 from a float32 omega and a float32 "
                 "position: its rounding error grows like p*2^-24 (about 1e-2 rad at 128K, "
@@ -349,8 +355,9 @@ _register(ImplModel(
 ))
 _register(ImplModel(
     name="hf-bf16-autocast",
-    summary="HF transformers before PR 29285: inv_freq @ position_ids under bf16 autocast "
-            "(and issue 25681: the inv_freq buffer cast to bf16)",
+    summary="model of HF transformers before PR 29285: inv_freq @ position_ids under bf16 "
+            "autocast (and issue 25681: the inv_freq buffer cast to bf16). Approximation of "
+            "transformers < 4.38, which is not the installed version",
     default_dtype="bf16",
     explanation=_autocast_explanation,
     fix="hf",
@@ -360,8 +367,10 @@ _register(ImplModel(
 ))
 _register(ImplModel(
     name="meta",
-    summary="Meta's llama reference: precompute_freqs_cis, torch.polar of outer(t, freqs) in "
-            "fp32 (complex64 table, kept in fp32)",
+    summary="model of Meta's llama reference: precompute_freqs_cis, torch.polar of outer(t, "
+            "freqs) in fp32 (complex64 table, kept in fp32). Approximation: llama-models is not "
+            "installed; torchtune's RotaryPositionalEmbeddings (--impl torchtune) computes the same "
+            "float32 angle bit for bit",
     default_dtype="bf16",
     explanation="The same float32 angle fl32(fl32(p)*fl32(omega)) as transformers, so the same "
                 "phase noise growing like p*2^-24; the table stays complex64, so there is no "
@@ -372,8 +381,8 @@ _register(ImplModel(
 ))
 _register(ImplModel(
     name="vllm",
-    summary="vLLM RotaryEmbedding: cos/sin cache computed in fp32 (x mscale for YaRN), "
-            "stored in the model dtype",
+    summary="model of vLLM RotaryEmbedding: cos/sin cache computed in fp32 (x mscale for YaRN), "
+            "stored in the model dtype. Approximation: vLLM is not installed here",
     default_dtype="bf16",
     explanation="Numerically the same roundings as transformers' path (fp32 angle, fp32 "
                 "cos/sin, one cast to the model dtype), computed once into a cache: phase "
@@ -384,8 +393,8 @@ _register(ImplModel(
 ))
 _register(ImplModel(
     name="neox-fp16",
-    summary="GPT-NeoX RotaryEmbedding after model.half() (issue 1003): inv_freq, positions, "
-            "angle and cos/sin all in fp16",
+    summary="model of GPT-NeoX RotaryEmbedding after model.half() (issue 1003): inv_freq, "
+            "positions, angle and cos/sin all in fp16. Approximation: gpt-neox is not installed",
     default_dtype="fp16",
     explanation=_neox_explanation,
     fix="hf",
@@ -394,8 +403,9 @@ _register(ImplModel(
 ))
 _register(ImplModel(
     name="llamacpp",
-    summary="llama.cpp/ggml rope cache: theta = (float) pos, then theta *= theta_scale along "
-            "the pair index in fp32 (theta_scale = powf(base, -2/n_dims)), cosf/sinf x mscale",
+    summary="model of llama.cpp/ggml rope cache: theta = (float) pos, then theta *= theta_scale "
+            "along the pair index in fp32 (theta_scale = powf(base, -2/n_dims)), cosf/sinf x "
+            "mscale. Approximation of C code that is not installed here",
     default_dtype="fp32",
     explanation="Each pair's angle comes from the previous pair's by one more float32 "
                 "multiply, and theta_scale itself is a rounded float32: the relative angle "
@@ -463,6 +473,6 @@ def get_model(name: str) -> ImplModel:
     return MODELS[name]
 
 
-__all__ = ["DTYPES", "ImplModel", "MODELS", "dtype_name", "get_model", "numpy_dtype",
+__all__ = ["DTYPES", "ImplModel", "MODELS", "dtype_name", "fp32_angle", "get_model", "numpy_dtype",
            "validate_positions"]
 
