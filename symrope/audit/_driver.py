@@ -129,7 +129,6 @@ class _Run:
         self.max_abs, self.max_phase, self.max_amp = (np.zeros(shape) for _ in range(3))
         self.s_pp, self.s_pd, self.s_dd, self.s_ww, self.n_valid = (np.zeros(shape) for _ in range(5))
         self.invariance = np.full((len(self.bands), len(options.offsets)), np.nan)
-        self.shift = np.full(len(self.bands), np.nan)
         self.counts = np.zeros(len(self.bands), dtype=np.int64)
         self.nonfinite = np.zeros(len(self.bands), dtype=np.int64)
         self.fine_edges = _fine_edges(stream.max_position)
@@ -143,7 +142,7 @@ class _Run:
         exact_cos, exact_sin, _ = schedule.reference.cos_sin(np.array(offsets, dtype=np.int64))
         rotation = (exact_cos + 1j * exact_sin) * schedule.amplitude**2      # (offsets, pairs)
         self.exact_scores = (rotation @ self.weights).real                   # (offsets, vectors)
-        self.history = max(max(offsets), options.shift_window)
+        self.history = max(offsets)
         self.last_delta = None
         self.provisional_slope = None
         self.tolerance = float(options.tolerance)
@@ -189,10 +188,6 @@ class _Run:
     # --- the pass ---------------------------------------------------------------------------------
     def execute(self) -> AuditResult:
         started = time.perf_counter()
-        window = self.options.shift_window
-        baseline_positions = np.arange(min(window, self.stream.max_position + 1), dtype=np.int64)
-        self.baseline = _complex(*self._wide(*self.table(baseline_positions))) \
-            if not self.stream.contiguous else None
         keep_pos = np.empty(0, dtype=np.int64)
         keep_table = np.empty((0, self.pairs), dtype=np.complex128)
         from tqdm.auto import tqdm  # imported here: only long audits show it
@@ -213,9 +208,6 @@ class _Run:
                 pending = ahead if ahead is not None else _Done(self._prepare(positions))
             if pending is not None:
                 keep_pos, keep_table = self._consume(pending, keep_pos, keep_table, bar)
-        if not self.stream.contiguous:  # windows of a sparse list are computed on the side
-            nothing = np.empty(0, dtype=np.int64)
-            self._shift_tests(np.array([0, self.stream.max_position]), nothing, keep_table[:0])
         return self._finish(time.perf_counter() - started)
 
     def _prepare(self, positions) -> "_Chunk":
@@ -380,24 +372,14 @@ class _Run:
         has = ~np.isnan(per_position) & (per_position > -np.inf)
         if has.any():
             self._fine_max(positions[has], "invariance_violation", per_position[has])
-        if self.stream.contiguous:
-            self._shift_tests(positions, known_pos, known_table)
 
-    def _shift_tests(self, positions, known_pos, known_table):
-        """arXiv 2411.13476: the scores of a window shifted to a band's end vs the same window at 0.
+    def _logits(self) -> dict:
+        """What attention sees, on a seeded sample per band (``_logits.py``)."""
+        from symrope.audit._logits import measure_logits
 
-        The window ``[hi - W + 1, hi]`` is compared with ``[0, W - 1]``; no exact value is used.
-        """
-        window = self.options.shift_window
-        if self.baseline is None and positions[0] == 0:
-            head = np.arange(min(window, self.stream.max_position + 1), dtype=np.int64)
-            self.baseline = self._rows(head, known_pos, known_table)
-        for band, (_lo, hi) in enumerate(self.bands):
-            if not positions[0] <= hi <= positions[-1] or hi + 1 < 2 * window:
-                continue
-            shifted = np.arange(hi - window + 1, hi + 1, dtype=np.int64)
-            moved = _pairwise_scores(self._rows(shifted, known_pos, known_table), self.weights)
-            self.shift[band] = np.abs(moved - _pairwise_scores(self.baseline, self.weights)).max()
+        return measure_logits(self.impl, self.config, self.schedule, self._reported_dtype(),
+                              self.bands, seed=self.options.seed, per_band=self.options.logit_keys,
+                              vectors=self.options.vectors)
 
     def _reported_dtype(self) -> str:
         if self.native_dtype is None or self.impl.scaled_table:
@@ -412,6 +394,7 @@ class _Run:
 
     # --- the summary ------------------------------------------------------------------------------
     def _finish(self, seconds: float) -> AuditResult:
+        logits = self._logits()
         omegas = self.schedule.omegas
         total_pp, total_pd = self.s_pp.sum(axis=0), self.s_pd.sum(axis=0)
         correction = total_pd / np.where(total_pp > 0, total_pp, np.inf)
@@ -447,7 +430,8 @@ class _Run:
                 frequency_drift=drift,
                 amplitude_error=float(self.max_amp[band].max()),
                 invariance_violation=None if np.isnan(invariance).all() else float(np.nanmax(invariance)),
-                shift_violation=None if np.isnan(self.shift[band]) else float(self.shift[band]),
+                shift_violation=logits["shift_violation"][band],
+                logit_error=logits["logit_error"][band],
                 nonfinite=int(self.nonfinite[band]),
                 worst_pair=int(self.max_abs[band].argmax()),
                 dominant=max(components, key=components.get)))
@@ -457,6 +441,8 @@ class _Run:
         keep = self.fine["max_abs_error"] > 0
         fine = {"lo": self.fine_edges[keep].tolist()}
         fine.update({key: values[keep].tolist() for key, values in self.fine.items()})
+        fine["logit_positions"] = logits.pop("positions")
+        fine["logit_error"] = logits.pop("position_error")
         return AuditResult(
             impl=self.impl.name, summary=self.impl.summary, explanation=self._explanation(),
             fix=self.impl.fix, dtype=self._reported_dtype(),
@@ -467,7 +453,8 @@ class _Run:
             frequency_error_per_pair=[float(v) for v in relative],
             frequency_error_stderr=[float(v) for v in stderr], safe_context=int(safe),
             safe_context_is_lower_bound=lower_bound, first_failure=self.first_unsafe, offsets=tuple(self.options.offsets),
-            seconds=round(seconds, 3), fine=fine, fix_target=self.impl.fix_target)
+            seconds=round(seconds, 3), fine=fine, fix_target=self.impl.fix_target,
+            logits={"logit_error_unit": logits["logit_error_unit"], **logits["method"]})
 
 
 @dataclass
@@ -519,9 +506,3 @@ def _complex(cos: np.ndarray, sin: np.ndarray) -> np.ndarray:
     table = np.empty(cos.shape, dtype=np.complex128)
     table.real, table.imag = cos, sin
     return table
-
-
-def _pairwise_scores(table: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """Scores of every (s, t) with s <= t in a window, shape (pairs of the window, vectors)."""
-    first, second = np.triu_indices(table.shape[0])
-    return rotary_scores(table[first], table[second], weights)

@@ -159,8 +159,7 @@ class RotaryEmbeddingTorchXposImpl(RotaryEmbeddingTorchImpl):
     def _rotate(self, x, positions):
         raise UsageError(f"{self.name} rotates q and k together over a whole sequence")
 
-    def rotate(self, x, positions, dtype=None):
-        raise UsageError(f"{self.name} rotates q and k together over a whole sequence")
+    rotate = None   # q and k are rotated together over the whole sequence: the table stands in
 
     def table(self, positions, config=None, dtype=None, seq_len=None):
         from symrope.audit._models import dtype_name, validate_positions

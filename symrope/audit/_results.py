@@ -86,7 +86,7 @@ class AuditOptions:
     seed: int = 0
     offsets: tuple[int, ...] = (1, 32, 1024)
     vectors: int = 4
-    shift_window: int = 32
+    logit_keys: int = 8        # key positions per band for the logit probe (``_logits.py``)
     chunk: int = 8192
     seq_len: int | None = None
     progress: bool | None = None
