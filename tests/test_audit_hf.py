@@ -13,7 +13,7 @@ import pytest
 from symrope.audit._models import get_model
 from symrope.errors import UsageError
 from symrope.audit import exact_schedule
-from symrope.schedules import RopeConfig, attention_factor
+from symrope.schedules import RopeConfig, attention_factor, llama31_8b
 
 pytest.importorskip("torch")
 pytest.importorskip("transformers")
@@ -165,3 +165,16 @@ def test_fix_flag_audits_the_patched_class(capsys):
     assert document["fix"]["impl"] == "hf-transformers+fix"
     assert "patch_rotary" in document["fix_target"] and "LlamaRotaryEmbedding.forward" in document["fix_target"]
     assert document["fix"]["improvement"]["max_abs_error"]["ratio"] > 1000
+
+
+def test_patched_bf16_table_is_the_cast_of_the_exact_value():
+    # the bf16 path reduces the float64 angle and takes float32 cos/sin: still within half a
+    # bf16 ulp (2^-9) of the exact value plus ~2e-7, at the far end of a 1M context
+    impl = hf_transformers_impl(dict(llama31_8b().hf_dict(), model_type="llama"), fixed=True)
+    positions = np.arange(2**20 - 4096, 2**20)
+    cos, sin = impl.table(positions, impl.rope_config, "bf16")
+    exact_cos, exact_sin, _ = exact_schedule(impl.rope_config).reference.cos_sin(positions)
+    for ours, exact in ((cos, exact_cos), (sin, exact_sin)):
+        wide = ours.astype(np.float32).astype(np.float64)
+        assert np.abs(wide - exact).max() <= 2.0**-9 + 1e-6
+        assert np.mean(wide == exact.astype(ml_dtypes.bfloat16).astype(np.float64)) > 0.999
