@@ -98,29 +98,48 @@ class RotaryEmbeddingTorchImpl(RealImpl):
     def __init__(self, config: RopeConfig, **options):
         _only(config, self.name, ("default", "linear"), partial=True)
         super().__init__(config)
-        library = import_library("rotary_embedding_torch", self.name)
+        self.library = import_library("rotary_embedding_torch", self.name)
         factor = float(config.params.get("factor", 1.0)) if config.rope_type == "linear" else 1.0
-        self.module = library.RotaryEmbedding(dim=config.rotary_dim, theta=_theta(config),
-                                              interpolate_factor=factor, **options)
+        self._options = dict(dim=config.rotary_dim, theta=_theta(config), interpolate_factor=factor,
+                             **options)
+        # One module per dtype: the library caches freqs by length only, so a bf16 call would
+        # leave bf16-rounded positions in the cache for a later fp32 call (a model runs in one).
+        self._modules = {}
+        self.module = self._module("fp32")
         from importlib.metadata import version
 
         self.summary = (f"rotary-embedding-torch {version('rotary-embedding-torch')} "
                         f"RotaryEmbedding (the real module): float32 freqs, positions "
-                        f"(arange + offset) / interpolate_factor in float32, einsum in float32, "
-                        f"x * cos + rotate_half(x) * sin in float32, cast back")
+                        f"get_seq_pos = (arange + offset) / interpolate_factor in the input's dtype, "
+                        f"einsum in float32, x * cos + rotate_half(x) * sin, cast back")
+
+    def _module(self, key):
+        if key not in self._modules:
+            self._modules[key] = self.library.RotaryEmbedding(**self._options)
+        return self._modules[key]
 
     def explanation(self, dtype: str) -> str:
-        return ("The angle einsum(t, freqs) is a float32 product of a float32 position and a float32 "
-                "frequency: its rounding grows like p*2^-24; the rotation is done in float32 "
-                f"(bf16/fp16 x promotes) and cast to {dtype}.")
+        text = ("The angle einsum(t, freqs) is a float32 product of the position and a float32 "
+                "frequency: its rounding grows like p*2^-24")
+        if dtype in ("bf16", "fp16"):
+            text += (f"; but rotate_queries_or_keys builds the positions with arange in the input's "
+                     f"dtype, so in {dtype} every position above "
+                     f"{256 if dtype == 'bf16' else 2048} is rounded"
+                     + (" and those above 65504 overflow to inf" if dtype == "fp16" else "")
+                     + " -- whole radians of phase error")
+        return text + f"; the rotation is done in float32 and cast to {dtype}."
 
     def _rotate(self, x, positions):
+        """``get_seq_pos`` per run of consecutive positions (as ``rotate_queries_or_keys`` builds
+        them, in the input's dtype, offset = the run's first position), one ``forward`` and one
+        ``apply_rotary_emb`` for all of them."""
         torch = self.torch
+        module = self._module(str(x.dtype))
+        seq = torch.cat([module.get_seq_pos(b - a, dtype=x.dtype, offset=first)
+                         for a, b, first in _runs(positions)])
+        freqs = module.forward(seq)
         t = x.transpose(0, 1)   # (heads, n, d): the library's default seq_dim is -2
-        parts = []
-        for a, b, first in _runs(positions):
-            parts.append(self.module.rotate_queries_or_keys(t[:, a:b], offset=first))
-        return torch.cat(parts, dim=1).transpose(0, 1)
+        return self.library.apply_rotary_emb(freqs, t).transpose(0, 1)
 
 
 class RotaryEmbeddingTorchXposImpl(RotaryEmbeddingTorchImpl):
@@ -180,7 +199,7 @@ class RotaryEmbeddingTorchXposImpl(RotaryEmbeddingTorchImpl):
                             dtype=getattr(torch, TORCH_DTYPE_NAMES[name]))
             q[..., first] = 1
             with torch.no_grad():
-                rotated_q, _ = self.module.rotate_queries_and_keys(q, q.clone())
+                rotated_q, _ = self._module(name).rotate_queries_and_keys(q, q.clone())
             rotated = _to_numpy(rotated_q[0], self.name, "the rotated q")
             rotated = rotated.astype(np.float32).astype(np.float64)
             d = self.rope_config.rotary_dim
