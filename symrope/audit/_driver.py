@@ -213,6 +213,7 @@ class _Run:
     def _prepare(self, positions) -> "_Chunk":
         """Everything elementwise about one chunk (runs on the worker thread, ahead of the fold)."""
         cos_native, sin_native = self.table(positions)
+        self.chunk_dtype = cos_native.dtype
         cos, sin = self._wide(cos_native, sin_native)
         exact_cos, exact_sin, _ = self.schedule.reference.cos_sin(positions)
         amplitude = self.schedule.amplitude
@@ -220,15 +221,21 @@ class _Run:
         if not (np.isfinite(cos).all() and np.isfinite(sin).all()):
             finite = np.isfinite(cos) & np.isfinite(sin)
             cos, sin = np.where(finite, cos, 0.0), np.where(finite, sin, 0.0)
-        scaled_cos, scaled_sin = exact_cos * amplitude, exact_sin * amplitude
-        error = np.abs(cos - scaled_cos)
-        np.maximum(error, np.abs(sin - scaled_sin), out=error)
-        delta = phase_error(cos, sin, exact_cos, exact_sin)
+        if amplitude == 1.0:
+            scaled_cos, scaled_sin = exact_cos, exact_sin
+        else:
+            scaled_cos, scaled_sin = exact_cos * amplitude, exact_sin * amplitude
+        # in place: these chunks are the audit's inner loop
+        error = np.subtract(cos, scaled_cos)
+        np.abs(error, out=error)
+        other = np.subtract(sin, scaled_sin)
+        np.abs(other, out=other)
+        np.maximum(error, other, out=error)
+        delta = phase_error(cos, sin, exact_cos, exact_sin, scratch=other)
         if finite is not None:
             error[~finite] = np.inf
             delta[~finite] = 0.0
-        return _Chunk(positions, _complex(cos, sin), error, delta, finite, cos_native, sin_native,
-                      cos, sin, scaled_cos, scaled_sin)
+        return _Chunk(positions, _complex(cos, sin), error, delta, finite, cos, sin)
 
     def _amplitude(self, chunk: "_Chunk") -> np.ndarray:
         """The amplitude error (on the main thread: it balances the worker's load)."""
@@ -309,7 +316,7 @@ class _Run:
             if unsafe.size:
                 self.first_unsafe = int(positions[unsafe[0]])
         self._extend_prefix(positions)
-        self.native_dtype = chunk.cos_native.dtype
+        self.native_dtype = self.chunk_dtype
         self._fine_max(positions, "max_abs_error", per_position)
         self._fine_max(positions, "max_phase_error", magnitude.max(axis=1))
         self._fine_max(positions, "amplitude_error", amp.max(axis=1))
@@ -466,12 +473,8 @@ class _Chunk:
     error: np.ndarray          # max(|cos - a cos_exact|, |sin - a sin_exact|)
     delta: np.ndarray          # phase error wrapped to (-pi, pi]
     finite: np.ndarray | None  # None when every entry is finite
-    cos_native: np.ndarray     # the table in its own dtype
-    sin_native: np.ndarray
-    cos: np.ndarray            # ... in float64 (non-finite entries zeroed)
+    cos: np.ndarray            # the table in float64 (non-finite entries zeroed)
     sin: np.ndarray
-    scaled_cos: np.ndarray     # a * exact
-    scaled_sin: np.ndarray
 
 
 class _Done:
