@@ -132,6 +132,7 @@ class ImplModel:
     fix: str | None
     _compute: Callable = field(repr=False)
     references: tuple[str, ...] = ()
+    fix_target: str | None = None   # the module and attribute of the modelled code to change
 
     def explain(self, dtype: str | None = None) -> str:
         """Why it drifts, for the dtype audited (the cast step differs per dtype).
@@ -349,6 +350,9 @@ _register(ImplModel(
                 "tenths of a radian near 10M), which is position-dependent phase noise that "
                 "breaks relative invariance; {cast}.",
     fix="fp64-angle",
+    fix_target="transformers.models.<model>.modeling_<model>.<Model>RotaryEmbedding.forward: form "
+               "position_ids * inv_freq in float64 from a float64 inv_freq "
+               "(symrope.audit.fix.patch_rotary(model) does it in place, with undo)",
     _compute=_hf,
     references=("transformers src/transformers/models/llama/modeling_llama.py (LlamaRotaryEmbedding)",
                 "https://github.com/huggingface/transformers/pull/29285"),
@@ -376,6 +380,8 @@ _register(ImplModel(
                 "phase noise growing like p*2^-24; the table stays complex64, so there is no "
                 "cast error on the table itself (the rotated q, k are cast afterwards).",
     fix="fp64-angle",
+    fix_target="llama_models precompute_freqs_cis: freqs and torch.outer(t, freqs) in float64, "
+               "then torch.polar(...).to(complex64)",
     _compute=_meta,
     references=("https://github.com/meta-llama/llama-models (precompute_freqs_cis, apply_scaling)",),
 ))
@@ -388,6 +394,8 @@ _register(ImplModel(
                 "cos/sin, one cast to the model dtype), computed once into a cache: phase "
                 "noise growing like p*2^-24; {cast}.",
     fix="fp64-angle",
+    fix_target="vllm.model_executor.layers.rotary_embedding RotaryEmbedding._compute_cos_sin_cache: "
+               "inv_freq and einsum(t, inv_freq) in float64, cos/sin in float64, then .to(dtype)",
     _compute=_vllm,
     references=("https://github.com/vllm-project/vllm vllm/model_executor/layers/rotary_embedding",),
 ))
@@ -398,6 +406,8 @@ _register(ImplModel(
     default_dtype="fp16",
     explanation=_neox_explanation,
     fix="hf",
+    fix_target="gpt-neox RotaryEmbedding: keep inv_freq a float32 buffer (exclude it from "
+               "model.half()) and build t = arange(seq, dtype=float32)",
     _compute=_neox,
     references=("https://github.com/EleutherAI/gpt-neox/issues/1003",),
 ))
@@ -412,6 +422,8 @@ _register(ImplModel(
                 "error accumulates along the frequency index (about i ulps at pair i), on top "
                 "of the float32 position; the cache stays float32.",
     fix="fp64-angle",
+    fix_target="ggml ggml_rope_cache_init: theta_extrap = pos * powf(freq_base, -2i/n_dims) per "
+               "pair in double instead of theta *= theta_scale",
     _compute=llamacpp_table,
     references=("https://github.com/ggml-org/llama.cpp ggml/src/ggml-cpu/ops.cpp (ggml_rope_cache_init)",),
 ))

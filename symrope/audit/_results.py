@@ -52,7 +52,8 @@ def as_implementation(target) -> Implementation:
     if isinstance(target, ImplModel):
         return Implementation(name=target.name, table=target.table, summary=target.summary,
                               explanation=target.explain, fix=target.fix,
-                              default_dtype=target.default_dtype, user_supplied=False)
+                              default_dtype=target.default_dtype, user_supplied=False,
+                              fix_target=target.fix_target)
     if not callable(getattr(target, "table", None)):
         raise UsageError(f"{target!r} is not an implementation (it has no table method)")
     explanation = getattr(target, "explanation", "") or ""
