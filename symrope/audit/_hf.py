@@ -190,6 +190,16 @@ class HFTransformersImpl(RealImpl):
         return module
 
     def _forward(self, x, position_ids):
+        try:
+            return self._forward_unchecked(x, position_ids)
+        except UsageError:
+            raise
+        except Exception as error:  # noqa: BLE001 - e.g. an M-RoPE class wants 3-D position ids
+            message = str(error).splitlines()[0][:160] if str(error) else ""
+            raise UsageError(f"{self._rotary_class.__name__}.forward(x, position_ids) failed with "
+                             f"1-D position ids: {type(error).__name__}: {message}") from None
+
+    def _forward_unchecked(self, x, position_ids):
         torch = self.torch
         module = self.module
         kwargs = {"layer_type": self._layer_type} if self._layer_type else {}
@@ -245,7 +255,11 @@ class HFTransformersImpl(RealImpl):
         with torch.no_grad():
             for start in range(0, positions.shape[0], _CHUNK):
                 chunk = positions[start:start + _CHUNK]
-                cos, sin = self._forward(x, self._position_ids(chunk))
+                result = self._forward(x, self._position_ids(chunk))
+                if not isinstance(result, (tuple, list)) or len(result) != 2:
+                    raise UsageError(f"{self._rotary_class.__name__}.forward returned "
+                                     f"{type(result).__name__}, not (cos, sin): not auditable")
+                cos, sin = result
                 cos_parts.append(_per_pair(_to_numpy(cos, self.name, "cos"), chunk.shape[0],
                                            self.rope_config, self.name, "cos"))
                 sin_parts.append(_per_pair(_to_numpy(sin, self.name, "sin"), chunk.shape[0],
