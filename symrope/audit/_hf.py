@@ -167,7 +167,7 @@ class HFTransformersImpl(RealImpl):
                      "(error growing like p*2^-24), takes float32 cos/sin times the attention factor "
                      f"and casts to {dtype}")
         text = "; ".join(parts)
-        return text[0].upper() + text[1:] + "."
+        return (text if text.startswith("module.") else text[0].upper() + text[1:]) + "."
 
     def _new_module(self):
         torch = self.torch
