@@ -231,11 +231,11 @@ class _Run:
         other = np.subtract(sin, scaled_sin)
         np.abs(other, out=other)
         np.maximum(error, other, out=error)
-        delta = phase_error(cos, sin, exact_cos, exact_sin, scratch=other)
         if finite is not None:
             error[~finite] = np.inf
-            delta[~finite] = 0.0
-        return _Chunk(positions, _complex(cos, sin), error, delta, finite, cos, sin)
+        # the phase error is left to the main thread's fold: it balances the two threads
+        return _Chunk(positions, _complex(cos, sin), error, finite, cos, sin,
+                      exact_cos, exact_sin, other)
 
     def _amplitude(self, chunk: "_Chunk") -> np.ndarray:
         """The amplitude error (on the main thread: it balances the worker's load)."""
@@ -272,7 +272,10 @@ class _Run:
 
     def _fold(self, chunk: "_Chunk"):
         """Fold one measured chunk into the per-band, per-pair accumulators (in position order)."""
-        positions, error, wrapped, finite = chunk.positions, chunk.error, chunk.delta, chunk.finite
+        positions, error, finite = chunk.positions, chunk.error, chunk.finite
+        wrapped = phase_error(chunk.cos, chunk.sin, chunk.exact_cos, chunk.exact_sin, scratch=chunk.scratch)
+        if finite is not None:
+            wrapped[~finite] = 0.0
         amp = self._amplitude(chunk)
         delta = wrapped
         if self.stream.contiguous:
@@ -471,10 +474,12 @@ class _Chunk:
     positions: np.ndarray
     table: np.ndarray          # cos + i sin, float64 parts
     error: np.ndarray          # max(|cos - a cos_exact|, |sin - a sin_exact|)
-    delta: np.ndarray          # phase error wrapped to (-pi, pi]
     finite: np.ndarray | None  # None when every entry is finite
     cos: np.ndarray            # the table in float64 (non-finite entries zeroed)
     sin: np.ndarray
+    exact_cos: np.ndarray      # the reference (without the attention factor)
+    exact_sin: np.ndarray
+    scratch: np.ndarray        # a free buffer of the same shape
 
 
 class _Done:
