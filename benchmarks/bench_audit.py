@@ -7,6 +7,10 @@
 3. The same audit over 10M positions, in a fresh process, with its peak memory (target: under
    1 GiB): tracemalloc's peak of Python/numpy allocations and the process's peak RSS.
 
+4. Issue 9 (``--issue9``): the default audit (1M positions x 64 pairs) and the bulk reference
+   against numpy's float64 cos + sin of the same 64M angles (targets: within 4x and 3x);
+   ``--before CHECKOUT`` times another checkout's default audit in the same run.
+
 Run: ``python benchmarks/bench_audit.py`` (add ``--quick`` for small sizes). Prints one line per
 measurement and a JSON summary at the end.
 """
@@ -100,13 +104,84 @@ def audit_in_subprocess(max_position: int) -> dict:
     return json.loads(output.strip().splitlines()[-1])
 
 
+def issue9_ratios(max_position: int, before: str | None) -> dict:
+    """Issue 9's targets, side by side in this run: numpy's float64 cos + sin of the audit's
+    angles (``p * omega`` for every position and pair, in the audit's chunks of 8192 positions),
+    the bulk reference on the same positions, and the default audit (hf model, bf16) -- in fresh
+    processes; ``before`` (another checkout's root) adds that checkout's default audit."""
+    schedule = exact_schedule(llama31_8b())
+    chunk = 8192
+
+    def numpy_cos_sin():
+        for start in range(0, max_position + 1, chunk):
+            stop = min(start + chunk, max_position + 1)
+            angle = np.arange(start, stop, dtype=np.float64)[:, None] * schedule.omegas[None, :]
+            np.cos(angle)
+            np.sin(angle)
+
+    def reference():
+        for start in range(0, max_position + 1, chunk):
+            schedule.reference.cos_sin(np.arange(start, min(start + chunk, max_position + 1)))
+
+    numpy_seconds = best_of(3, numpy_cos_sin)
+    reference_seconds = best_of(3, reference)
+    cpu = time.process_time()
+    numpy_cos_sin()
+    numpy_cpu = time.process_time() - cpu
+    after = audit_in_subprocess(max_position)
+    record = {"values": (max_position + 1) * 64, "numpy_cos_sin_seconds": numpy_seconds,
+              "reference_seconds": reference_seconds, "audit_seconds": after["seconds"],
+              "audit_cpu_seconds": after["cpu_seconds"], "numpy_cos_sin_cpu_seconds": numpy_cpu,
+              "audit_cpu_over_numpy_cpu": after["cpu_seconds"] / numpy_cpu,
+              "reference_over_numpy": reference_seconds / numpy_seconds,
+              "audit_over_numpy": after["seconds"] / numpy_seconds}
+    if before:
+        env = dict(os.environ, PYTHONPATH=before)
+        output = subprocess.run([sys.executable, "-c", _BEFORE_SCRIPT, str(max_position)], check=True,
+                                capture_output=True, text=True, env=env, cwd=before).stdout
+        old = json.loads(output.strip().splitlines()[-1])
+        record.update(before_checkout=before, before_audit_seconds=old["seconds"],
+                      before_audit_cpu_seconds=old["cpu_seconds"],
+                      before_audit_over_numpy=old["seconds"] / numpy_seconds,
+                      before_audit_cpu_over_numpy_cpu=old["cpu_seconds"] / numpy_cpu)
+    return record
+
+
+_BEFORE_SCRIPT = """
+import json, sys, time
+from symrope.audit import AuditOptions, audit
+from symrope.schedules import llama31_8b
+started, cpu = time.perf_counter(), time.process_time()
+audit("hf", llama31_8b(), AuditOptions(max_position=int(sys.argv[1]), progress=False))
+print(json.dumps({"seconds": time.perf_counter() - started, "cpu_seconds": time.process_time() - cpu}))
+"""
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes (a smoke run)")
+    parser.add_argument("--issue9", action="store_true",
+                        help="only issue 9's ratios: default audit and reference against numpy")
+    parser.add_argument("--before", metavar="CHECKOUT",
+                        help="with --issue9: also time the default audit of another checkout")
     parser.add_argument("--one-audit", type=int, metavar="MAX_POSITION", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one_audit is not None:
         print(json.dumps(one_audit(args.one_audit)))
+        return 0
+    if args.issue9:
+        record = issue9_ratios(2**16 - 1 if args.quick else 2**20 - 1, args.before)
+        print(f"{record['values']} values (positions x 64 pairs): numpy float64 cos + sin "
+              f"{record['numpy_cos_sin_seconds']:.2f} s; bulk reference {record['reference_seconds']:.2f} s "
+              f"= {record['reference_over_numpy']:.2f}x (target <= 3x); default audit "
+              f"{record['audit_seconds']:.2f} s wall ({record['audit_cpu_seconds']:.2f} s cpu) = "
+              f"{record['audit_over_numpy']:.2f}x (target <= 4x); in CPU seconds "
+              f"{record['audit_cpu_over_numpy_cpu']:.2f}x numpy's {record['numpy_cos_sin_cpu_seconds']:.2f} s")
+        if args.before:
+            print(f"  before ({args.before}): default audit {record['before_audit_seconds']:.2f} s wall "
+                  f"({record['before_audit_cpu_seconds']:.2f} s cpu) = {record['before_audit_over_numpy']:.2f}x; "
+                  f"in CPU seconds {record['before_audit_cpu_over_numpy_cpu']:.2f}x")
+        print(json.dumps(record, indent=2))
         return 0
 
     summary = {"cpus": os.cpu_count(), "numpy": np.__version__, "mpmath": mpmath.__version__}

@@ -1,6 +1,7 @@
 """``symrope audit`` end to end: exit codes, one-line errors, the JSON schema, the plot."""
 
 import json
+import math
 import textwrap
 
 import pytest
@@ -62,7 +63,7 @@ def user_module(tmp_path, monkeypatch):
     (["--rope-scaling", '{"rope_type": "nope", "factor": 2}'], ["rope type", "nope"]),
     (["--rope-scaling", "{not json"], ["--rope-scaling", "JSON"]),
     (["--impl", "no-such-model"], ["unknown implementation", "no-such-model"]),
-    (["--impl", "hf-transformers"], ["--config"]),
+    (["--impl", "hf-transformers", "--model-type", "bert"], ["not a RoPE config", "bert"]),
     (["--dtype", "fp8"], ["--dtype", "fp8"]),
     (["--config", "/no/such/config.json"], ["/no/such/config.json"]),
     (["--tolerance", "0"], ["--tolerance"]),
@@ -95,7 +96,7 @@ def test_json_schema(capsys):
     code, out, err = run(capsys, "--json", "--compare", "meta", "llamacpp", *SMALL)
     assert code == 0, err
     document = json.loads(out)
-    assert document["schema"] == "symrope.audit/1"
+    assert document["schema"] == "symrope.audit/2"
     for key in ("impl", "dtype", "bands", "frequency_error", "safe_context", "seed", "versions",
                 "reference", "compare", "fix", "tolerance", "config", "explanation"):
         assert key in document
@@ -104,22 +105,61 @@ def test_json_schema(capsys):
     bands = document["bands"]
     assert bands[0]["lo"] == 0 and bands[-1]["hi"] == 2047
     for band in bands:
-        for key in ("lo", "hi", "max_abs_error", "max_bits_error", "phase_noise",
+        for key in ("lo", "hi", "max_abs_error", "correct_bits", "phase_noise",
                     "invariance_violation", "dominant"):
             assert key in band
     assert document["reference"]["certified_max_error"] <= 2.5e-16
     assert document["reference"]["certified_max_position"] >= 2**40
     assert [entry["impl"] for entry in document["compare"]] == ["meta", "llamacpp"]
-    assert document["fix"]["impl"] == "fp64-angle"
+    # within the tolerance everywhere (bf16's cast error 2^-9 < 2^-8): no fix is suggested
+    assert document["fix"] is None and "within the tolerance" in document["fix_note"]
+    assert document["tolerance"] == 2.0**-8 and "bits" in document["columns"]
     assert {"numpy", "mpmath", "ml_dtypes", "symrope"} <= set(document["versions"])
 
 
 def test_table_names_the_dominant_component_and_the_fix(capsys):
-    code, out, err = run(capsys, "--dtype", "fp32", *SMALL)
+    code, out, err = run(capsys, "--impl", "bf16-positions", *SMALL)
     assert code == 0, err
     assert "dominant" in out and "why: " in out
-    assert "suggested fix: fp64-angle (fp32)" in out
+    assert "suggested fix: hf (bf16)" in out and "x smaller" in out
     assert "reference error <=" in out and "certified" in out
+    assert "tolerance 0.00391 absolute on cos/sin" in out
+    assert "correct bits, -log2(max|err|)" in out
+
+
+def test_a_failing_band_is_never_inside_the_safe_context(capsys):
+    # The far positions fail (cos off by ~2 in bf16) and nothing below them was audited: the
+    # safe context cannot reach them (it was reported as 999999999000 before).
+    code, out, err = run(capsys, "--positions", "999999999000..1000000000000", "--json", "--no-fix")
+    assert code == 0, err
+    document = json.loads(out)
+    assert document["safe_context"] == 0 and document["first_failure"] == 999999999000
+    for band in document["bands"]:
+        if band["max_abs_error"] > document["tolerance"]:
+            assert document["safe_context"] <= band["hi"]
+        assert band["correct_bits"] == pytest.approx(-math.log2(band["max_abs_error"]))
+
+
+def test_compare_names_each_implementation_once(capsys):
+    code, out, err = run(capsys, "--compare", "hf", "meta", "meta", "--json", "--no-fix", *SMALL)
+    assert code == 0, err
+    document = json.loads(out)
+    assert [entry["impl"] for entry in document["compare"]] == ["meta"]
+
+
+def test_fix_is_not_suggested_when_it_does_not_help(capsys):
+    # fp16 everywhere fails from position ~1000; its suggested fix (hf in fp16) helps there. In
+    # fp32 the hf path is within tolerance, so nothing is suggested and no "smaller" is printed.
+    code, out, err = run(capsys, "--dtype", "fp32", *SMALL)
+    assert code == 0, err
+    assert "suggested fix" not in out and "no fix suggested" in out and "smaller" not in out
+
+
+def test_help_says_what_each_column_is(capsys):
+    with pytest.raises(SystemExit):
+        main(["audit", "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert "correct bits, -log2(max|err|)" in out and "logit err:" in out and "2^-8 = 0.0039" in out
 
 
 def test_flags_build_the_schedule(capsys):
@@ -170,3 +210,11 @@ def test_real_transformers_class_through_the_cli(capsys, tmp_path):
     modelled = [band["max_abs_error"] for band in document["compare"][0]["bands"]]
     assert real == pytest.approx(modelled, rel=0.05)
 
+
+
+def test_fix_that_only_repeats_the_cast_error_is_not_suggested(capsys):
+    # At a tolerance of 1e-6 the bf16 table fails everywhere; the float64 angle cast to bf16
+    # fails just the same (the cast is the error), so it is not suggested as a fix.
+    code, out, err = run(capsys, "--tolerance", "1e-6", *SMALL)
+    assert code == 0, err
+    assert "suggested fix" not in out and "does not lengthen the safe context nor gain a correct bit" in " ".join(out.split())

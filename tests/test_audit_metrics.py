@@ -121,7 +121,7 @@ def test_every_position_and_pair_counts_and_chunking_does_not_matter():
     for band_a, band_b in zip(coarse.bands, fine.bands):
         brute = error[band_a.lo:band_a.hi + 1].max()
         assert band_a.max_abs_error == band_b.max_abs_error == brute
-        assert band_a.max_bits_error == band_b.max_bits_error
+        assert band_a.correct_bits == band_b.correct_bits == -np.log2(brute)
         assert band_a.invariance_violation == pytest.approx(band_b.invariance_violation, rel=1e-12)
         assert band_a.phase_noise == pytest.approx(band_b.phase_noise, rel=1e-6)
     assert coarse.positions == top + 1

@@ -11,10 +11,11 @@ import numpy as np
 
 from symrope._cliutil import ArgumentParser, dump_json
 from symrope.audit._driver import audit
-from symrope.audit._results import AuditOptions, exact_schedule
+from symrope.audit._results import DEFAULT_TOLERANCE, AuditOptions, exact_schedule
 from symrope.audit._models import MODELS, get_model
+from symrope.audit._real import EXTRA, REAL_IMPLS
 from symrope.audit._reference import MAX_POSITION, REFERENCE_TOLERANCE
-from symrope.audit._report import AuditReport
+from symrope.audit._report import COLUMN_MEANINGS, AuditReport, fix_helps
 from symrope.errors import InternalError, UsageError
 from symrope.schedules import RopeConfig, llama31_8b
 
@@ -29,10 +30,27 @@ def _parser() -> ArgumentParser:
         description="Audit a float RoPE implementation against a certified high-precision "
                     "reference: error per position band, phase decomposition, invariance of "
                     "attention scores, safe context length, and the suggested fix. With no "
-                    "arguments: the HF-style model of Llama 3.1 8B's RoPE in bf16 up to 1M positions.")
+                    "arguments: the HF-style model of Llama 3.1 8B's RoPE in bf16 up to 1M positions.",
+        epilog="columns of the band table: " + "; ".join(
+            f"{name}: {meaning}" for name, meaning in COLUMN_MEANINGS))
     parser.add_argument("--impl", default="hf", metavar="NAME|module:function",
-                        help=f"a built-in model ({', '.join(MODELS)}), {_HF_CLASS} (needs --config, "
-                             "torch and transformers), or your own module:function / file.py:function")
+                        help=f"a built-in model ({', '.join(MODELS)}: explanations of why), a real "
+                             f"library run through its own code ({', '.join((_HF_CLASS, *REAL_IMPLS))}; "
+                             f"pip install '{EXTRA}'), or your own module:function / file.py:function")
+    parser.add_argument("--model-type", metavar="NAME",
+                        help=f"with --impl {_HF_CLASS}: that transformers model type's default config, "
+                             "built offline from transformers' own config class (--rope-scaling "
+                             "replaces its rope parameters)")
+    parser.add_argument("--cast-module", choices=("bf16", "fp16"),
+                        help=f"{_HF_CLASS}: module.to(dtype) first (casts the inv_freq buffer)")
+    parser.add_argument("--autocast", choices=("bf16", "fp16"),
+                        help=f"{_HF_CLASS}: run forward under torch.autocast('cpu', dtype)")
+    parser.add_argument("--tf32", action="store_true",
+                        help=f"{_HF_CLASS}: EMULATE a TF32 product of inv_freq and positions "
+                             "(operands rounded to 10 mantissa bits; CPU has no TF32)")
+    parser.add_argument("--fix", action="store_true",
+                        help=f"{_HF_CLASS}: audit the class patched by symrope.audit.fix.patch_rotary "
+                             "(float64 angles)")
     parser.add_argument("--compare", nargs="+", default=[], metavar="NAME",
                         help="more implementations audited side by side on the same positions")
     parser.add_argument("--dtype", choices=("bf16", "fp16", "fp32", "fp64"),
@@ -49,9 +67,10 @@ def _parser() -> ArgumentParser:
                         help=f"audit positions 0..N inclusive (default {_DEFAULT_MAX_POSITION})")
     parser.add_argument("--positions", metavar="LIST",
                         help="audit only these positions: comma-separated integers or a..b ranges")
-    parser.add_argument("--tolerance", type=float, metavar="T",
-                        help="absolute error in cos/sin for the safe context (default: 2 ulps of 1.0 "
-                             "in the audited dtype)")
+    parser.add_argument("--tolerance", type=float, default=DEFAULT_TOLERANCE, metavar="T",
+                        help="absolute error in cos/sin allowed inside the safe context, the same "
+                             "for every implementation and dtype compared (default 2^-8 = 0.0039, "
+                             "the bf16 step in [0.5, 1))")
     parser.add_argument("--seq-len", type=_non_negative_integer("--seq-len"), metavar="N",
                         help="current sequence length for dynamic/longrope schedules (default: "
                              "the frequencies at initialisation)")
@@ -100,39 +119,94 @@ def parse_positions(text: str) -> np.ndarray:
     return np.unique(np.concatenate(pieces))
 
 
+#: Keys that only a RoPE config has (any one of them is enough).
+_ROPE_KEYS = ("rope_theta", "rope_parameters", "rope_scaling", "rotary_dim", "rotary_pct",
+              "rotary_emb_base", "partial_rotary_factor", "rotary_emb_fraction")
+
+
+def check_rope_config(document: dict, source: str) -> None:
+    """UsageError "not a RoPE config" for a config of a model without rotary embeddings.
+
+    A config with a rope key is RoPE; one with none is RoPE only if its model type is (asked of
+    the installed transformers when it imports; else judged by absolute position embeddings).
+    """
+    if any(key in document for key in _ROPE_KEYS):
+        return
+    model_type = document.get("model_type")
+    if model_type is None:
+        return   # a bare dict: default RoPE (theta 10000), as transformers' Llama reads it
+    absolute = document.get("position_embedding_type", "absolute") == "absolute" and (
+        "type_vocab_size" in document or "n_positions" in document or "n_ctx" in document)
+    try:
+        from symrope.audit._hf import _rotary_class
+        import transformers
+    except Exception:  # noqa: BLE001 - without transformers the keys decide
+        if absolute:
+            raise UsageError(f"not a RoPE config: {source} (model_type {model_type!r}) has absolute "
+                             "position embeddings and no rope parameters") from None
+        return
+    try:
+        _rotary_class(transformers, model_type)
+    except UsageError:
+        raise UsageError(f"not a RoPE config: {source} (model_type {model_type!r}) has no rotary "
+                         "embedding in transformers") from None
+
+
 def build_config(args) -> tuple[RopeConfig, dict | None]:
     """The schedule from --config, from --head-dim/--theta/--rope-scaling, or Llama 3.1 8B's."""
     flags = args.head_dim is not None or args.theta is not None or args.rope_scaling is not None
     if args.config is not None:
         if flags:
             raise UsageError("use either --config or --head-dim/--theta/--rope-scaling, not both")
+        try:
+            with open(args.config, encoding="utf-8") as handle:
+                document = json.load(handle)
+        except (OSError, ValueError):
+            document = None   # RopeConfig.from_file says what is wrong, in one line
+        if isinstance(document, dict):
+            check_rope_config(document, args.config)
         config = RopeConfig.from_file(args.config)
-        with open(args.config, encoding="utf-8") as handle:
-            return config, json.load(handle)
+        return config, document
     if not flags:
         return llama31_8b(), None
-    scaling = None
-    if args.rope_scaling is not None:
-        try:
-            scaling = json.loads(args.rope_scaling)
-        except json.JSONDecodeError as error:
-            raise UsageError(f"--rope-scaling is not valid JSON: {error.msg}") from None
-        if scaling is not None and not isinstance(scaling, dict):
-            raise UsageError(f"--rope-scaling must be a JSON object, got {args.rope_scaling!r}")
+    scaling = rope_scaling_argument(args)
     if args.theta is not None and not (args.theta > 0 and np.isfinite(args.theta)):
         raise UsageError(f"--theta must be a positive finite number, got {args.theta!r}")
     return RopeConfig.from_options(head_dim=128 if args.head_dim is None else args.head_dim,
                                    theta=args.theta, rope_scaling=scaling), None
 
 
-def resolve_impl(name: str, hf_config: dict | None):
-    """A built-in model, the real HF class, or a user's ``module:function``."""
+def rope_scaling_argument(args) -> dict | None:
+    if args.rope_scaling is None:
+        return None
+    try:
+        scaling = json.loads(args.rope_scaling)
+    except json.JSONDecodeError as error:
+        raise UsageError(f"--rope-scaling is not valid JSON: {error.msg}") from None
+    if scaling is not None and not isinstance(scaling, dict):
+        raise UsageError(f"--rope-scaling must be a JSON object, got {args.rope_scaling!r}")
+    return scaling
+
+
+def resolve_impl(name: str, hf_config: dict | None, config: RopeConfig | None = None, args=None,
+                 fixed: bool = False):
+    """A built-in model, a real library (torch & co. imported only then), or ``module:function``."""
+    knobs = {key: getattr(args, key, None) for key in ("cast_module", "autocast", "tf32")}
+    if any(knobs.values()) and name != _HF_CLASS:
+        raise UsageError(f"--cast-module/--autocast/--tf32 act on --impl {_HF_CLASS}, not {name!r}")
     if name == _HF_CLASS:
-        if hf_config is None:
-            raise UsageError(f"--impl {_HF_CLASS} needs --config FILE.json (the model's HF config)")
         from symrope.audit._hf import hf_transformers_impl  # imports torch: only when asked
 
-        return hf_transformers_impl(hf_config)
+        model_type = getattr(args, "model_type", None)
+        if model_type is not None:
+            return hf_transformers_impl(None, model_type, rope_scaling_argument(args),
+                                        fixed=fixed, **knobs)
+        document = hf_config if hf_config is not None else dict(config.hf_dict(), model_type="llama")
+        return hf_transformers_impl(document, fixed=fixed, **knobs)
+    if name in REAL_IMPLS:
+        from symrope.audit._real import real_impl
+
+        return real_impl(name, config)
     if name in MODELS or ":" not in name:
         return get_model(name)
     from symrope.audit._user import load_user_impl
@@ -149,13 +223,28 @@ def main(argv: list[str]) -> int:
     if args.max_position is not None and args.max_position > _LARGEST_CONTIGUOUS:
         raise UsageError(f"--max-position {args.max_position} would stream more than 2^32 positions "
                          f"(hours); audit chosen positions up to {MAX_POSITION} with --positions")
-    if args.tolerance is not None and not (args.tolerance > 0 and np.isfinite(args.tolerance)):
+    if not (args.tolerance > 0 and np.isfinite(args.tolerance)):
         raise UsageError(f"--tolerance must be a positive number, got {args.tolerance!r}")
     positions = parse_positions(args.positions) if args.positions is not None else None
     if args.plot and not Path(args.plot).resolve().parent.is_dir():
         raise UsageError(f"--plot {args.plot!r}: folder {str(Path(args.plot).parent)!r} does not exist")
-    primary = resolve_impl(args.impl, hf_config)
-    others = [resolve_impl(name, hf_config) for name in args.compare]
+    if args.model_type is not None and (args.impl != _HF_CLASS or args.config or args.head_dim
+                                        or args.theta is not None):
+        raise UsageError(f"--model-type goes with --impl {_HF_CLASS} (and --rope-scaling), "
+                         f"not with --config/--head-dim/--theta")
+    if args.fix and args.impl != _HF_CLASS:
+        raise UsageError(f"--fix patches the real transformers class: use it with --impl {_HF_CLASS}")
+    primary = resolve_impl(args.impl, hf_config, config, args, fixed=args.fix)
+    if args.model_type is not None:
+        config = primary.rope_config    # the model type's own schedule is the audited one
+    top_position = int(positions.max()) if positions is not None else (
+        _DEFAULT_MAX_POSITION if args.max_position is None else args.max_position)
+    # each implementation once: the primary is not compared with itself, nor a name twice
+    compare_names = [name for name in dict.fromkeys(args.compare) if name != args.impl]
+    others = [resolve_impl(name, hf_config, config) for name in compare_names]
+    for impl in (primary, *others):
+        if hasattr(impl, "prepare"):
+            impl.prepare(top_position)
     options = AuditOptions(
         max_position=_DEFAULT_MAX_POSITION if args.max_position is None else args.max_position,
         positions=positions, dtype=args.dtype, tolerance=args.tolerance, seed=args.seed,
@@ -168,13 +257,27 @@ def main(argv: list[str]) -> int:
                             f"{REFERENCE_TOLERANCE:g}: refusing to report against it")
     result = audit(primary, config, options, schedule)
     compared = [audit(other, config, options, schedule) for other in others]
-    fix = None
-    if result.fix and not args.no_fix and result.fix not in (args.impl, *args.compare):
-        fix_options = AuditOptions(**{**vars(options), "dtype": result.dtype})
-        fix = audit(get_model(result.fix), config, fix_options, schedule)
+    fix, fix_note = None, None
+    if result.fix and not args.no_fix and result.fix not in (args.impl, *compare_names):
+        if result.fix == "hf-transformers+fix":
+            fix_impl = resolve_impl(_HF_CLASS, hf_config, config, args, fixed=True)
+        else:
+            fix_impl = get_model(result.fix)
+        if result.first_failure is None:
+            fix_note = (f"no fix suggested: the error stays within the tolerance "
+                        f"{result.tolerance:.3g} at every audited position")
+        else:
+            fix_options = AuditOptions(**{**vars(options), "dtype": result.dtype})
+            candidate = audit(fix_impl, config, fix_options, schedule)
+            if fix_helps(result, candidate):
+                fix = candidate
+            else:
+                fix_note = (f"no fix suggested: {result.fix} ({result.dtype}) does not lengthen the "
+                            f"safe context nor gain a correct bit here (the dtype's own "
+                            f"rounding dominates)")
     report = AuditReport(primary=result, certificate=certificate, seed=args.seed,
                          config=hf_config if hf_config is not None else config.hf_dict(),
-                         compared=compared, fix=fix)
+                         compared=compared, fix=fix, fix_note=fix_note)
     if args.plot:
         from symrope.audit._plot import plot_audits
 

@@ -15,8 +15,8 @@ from typing import Iterator
 
 import numpy as np
 
-from symrope.audit._metrics import (amplitude_error, log_bands, machine_epsilon, phase_error,
-                                    random_query_key_weights, rotary_scores, ulps_between)
+from symrope.audit._metrics import (amplitude_error, log_bands, phase_error,
+                                    random_query_key_weights, rotary_scores)
 from symrope.audit._models import dtype_name
 from symrope.audit._reference import MAX_POSITION, check_positions
 from symrope.audit._user import check_finite
@@ -126,10 +126,9 @@ class _Run:
         self.band_lo = np.array([lo for lo, _ in self.bands], dtype=np.int64)
         self.dtype = dtype_name(options.dtype or impl.default_dtype)
         shape = (len(self.bands), self.pairs)
-        self.max_abs, self.max_ulps, self.max_phase, self.max_amp = (np.zeros(shape) for _ in range(4))
+        self.max_abs, self.max_phase, self.max_amp = (np.zeros(shape) for _ in range(3))
         self.s_pp, self.s_pd, self.s_dd, self.s_ww, self.n_valid = (np.zeros(shape) for _ in range(5))
         self.invariance = np.full((len(self.bands), len(options.offsets)), np.nan)
-        self.shift = np.full(len(self.bands), np.nan)
         self.counts = np.zeros(len(self.bands), dtype=np.int64)
         self.nonfinite = np.zeros(len(self.bands), dtype=np.int64)
         self.fine_edges = _fine_edges(stream.max_position)
@@ -143,10 +142,15 @@ class _Run:
         exact_cos, exact_sin, _ = schedule.reference.cos_sin(np.array(offsets, dtype=np.int64))
         rotation = (exact_cos + 1j * exact_sin) * schedule.amplitude**2      # (offsets, pairs)
         self.exact_scores = (rotation @ self.weights).real                   # (offsets, vectors)
-        self.history = max(max(offsets), options.shift_window)
+        self.history = max(offsets)
         self.last_delta = None
         self.provisional_slope = None
-        self.tolerance = options.tolerance
+        self.tolerance = float(options.tolerance)
+        if not (self.tolerance > 0 and np.isfinite(self.tolerance)):
+            raise UsageError(f"the tolerance must be a positive number, got {options.tolerance!r}")
+        # The safe context is the prefix 0..N-1 of positions all audited and all within the
+        # tolerance: it ends at the first failure or at the first position not audited.
+        self.prefix_end = 0
         self.native_dtype = None
 
     # --- the implementation, checked ------------------------------------------------------------
@@ -184,10 +188,6 @@ class _Run:
     # --- the pass ---------------------------------------------------------------------------------
     def execute(self) -> AuditResult:
         started = time.perf_counter()
-        window = self.options.shift_window
-        baseline_positions = np.arange(min(window, self.stream.max_position + 1), dtype=np.int64)
-        self.baseline = _complex(*self._wide(*self.table(baseline_positions))) \
-            if not self.stream.contiguous else None
         keep_pos = np.empty(0, dtype=np.int64)
         keep_table = np.empty((0, self.pairs), dtype=np.complex128)
         from tqdm.auto import tqdm  # imported here: only long audits show it
@@ -208,14 +208,12 @@ class _Run:
                 pending = ahead if ahead is not None else _Done(self._prepare(positions))
             if pending is not None:
                 keep_pos, keep_table = self._consume(pending, keep_pos, keep_table, bar)
-        if not self.stream.contiguous:  # windows of a sparse list are computed on the side
-            nothing = np.empty(0, dtype=np.int64)
-            self._shift_tests(np.array([0, self.stream.max_position]), nothing, keep_table[:0])
         return self._finish(time.perf_counter() - started)
 
     def _prepare(self, positions) -> "_Chunk":
         """Everything elementwise about one chunk (runs on the worker thread, ahead of the fold)."""
         cos_native, sin_native = self.table(positions)
+        self.chunk_dtype = cos_native.dtype
         cos, sin = self._wide(cos_native, sin_native)
         exact_cos, exact_sin, _ = self.schedule.reference.cos_sin(positions)
         amplitude = self.schedule.amplitude
@@ -223,25 +221,28 @@ class _Run:
         if not (np.isfinite(cos).all() and np.isfinite(sin).all()):
             finite = np.isfinite(cos) & np.isfinite(sin)
             cos, sin = np.where(finite, cos, 0.0), np.where(finite, sin, 0.0)
-        scaled_cos, scaled_sin = exact_cos * amplitude, exact_sin * amplitude
-        error = np.abs(cos - scaled_cos)
-        np.maximum(error, np.abs(sin - scaled_sin), out=error)
-        delta = phase_error(cos, sin, exact_cos, exact_sin)
+        if amplitude == 1.0:
+            scaled_cos, scaled_sin = exact_cos, exact_sin
+        else:
+            scaled_cos, scaled_sin = exact_cos * amplitude, exact_sin * amplitude
+        # in place: these chunks are the audit's inner loop
+        error = np.subtract(cos, scaled_cos)
+        np.abs(error, out=error)
+        other = np.subtract(sin, scaled_sin)
+        np.abs(other, out=other)
+        np.maximum(error, other, out=error)
         if finite is not None:
             error[~finite] = np.inf
-            delta[~finite] = 0.0
-        return _Chunk(positions, _complex(cos, sin), error, delta, finite, cos_native, sin_native,
-                      cos, sin, scaled_cos, scaled_sin)
+        # the phase error is left to the main thread's fold: it balances the two threads
+        return _Chunk(positions, _complex(cos, sin), error, finite, cos, sin,
+                      exact_cos, exact_sin, other)
 
-    def _measure_more(self, chunk: "_Chunk") -> tuple[np.ndarray, np.ndarray]:
-        """ulps and amplitude error (on the main thread: it balances the worker's load)."""
-        ulps = np.maximum(ulps_between(chunk.cos_native, chunk.scaled_cos, chunk.cos),
-                          ulps_between(chunk.sin_native, chunk.scaled_sin, chunk.sin))
+    def _amplitude(self, chunk: "_Chunk") -> np.ndarray:
+        """The amplitude error (on the main thread: it balances the worker's load)."""
         amp = amplitude_error(chunk.cos, chunk.sin, self.schedule.amplitude)
         if chunk.finite is not None:
-            ulps = np.where(chunk.finite, ulps.astype(np.float64), np.inf)
             amp[~chunk.finite] = np.inf
-        return ulps, amp
+        return amp
 
     def _consume(self, pending, keep_pos, keep_table, bar):
         chunk = pending.result()
@@ -271,8 +272,11 @@ class _Run:
 
     def _fold(self, chunk: "_Chunk"):
         """Fold one measured chunk into the per-band, per-pair accumulators (in position order)."""
-        positions, error, wrapped, finite = chunk.positions, chunk.error, chunk.delta, chunk.finite
-        ulps, amp = self._measure_more(chunk)
+        positions, error, finite = chunk.positions, chunk.error, chunk.finite
+        wrapped = phase_error(chunk.cos, chunk.sin, chunk.exact_cos, chunk.exact_sin, scratch=chunk.scratch)
+        if finite is not None:
+            wrapped[~finite] = 0.0
+        amp = self._amplitude(chunk)
         delta = wrapped
         if self.stream.contiguous:
             # Unwrap along consecutive positions so a steady frequency error keeps growing past pi.
@@ -300,7 +304,6 @@ class _Run:
         for band, start, stop in self._segments(positions):
             rows = slice(start, stop)
             np.maximum(self.max_abs[band], error[rows].max(axis=0), out=self.max_abs[band])
-            np.maximum(self.max_ulps[band], ulps[rows].max(axis=0), out=self.max_ulps[band])
             np.maximum(self.max_phase[band], magnitude[rows].max(axis=0), out=self.max_phase[band])
             np.maximum(self.max_amp[band], amp[rows].max(axis=0), out=self.max_amp[band])
             self.s_pp[band] += squares[rows].sum(axis=0)
@@ -312,15 +315,29 @@ class _Run:
             self.nonfinite[band] += 0 if finite is None else int((~finite[rows]).sum())
         per_position = error.max(axis=1)
         if self.first_unsafe is None:
-            if self.tolerance is None:
-                self.tolerance = 2 * machine_epsilon(chunk.cos_native.dtype)
             unsafe = np.flatnonzero(~(per_position <= self.tolerance))
             if unsafe.size:
                 self.first_unsafe = int(positions[unsafe[0]])
-        self.native_dtype = chunk.cos_native.dtype
+        self._extend_prefix(positions)
+        self.native_dtype = self.chunk_dtype
         self._fine_max(positions, "max_abs_error", per_position)
         self._fine_max(positions, "max_phase_error", magnitude.max(axis=1))
         self._fine_max(positions, "amplitude_error", amp.max(axis=1))
+
+    def _extend_prefix(self, positions):
+        """Advance the audited-and-safe prefix 0..prefix_end-1 through this (ascending) chunk."""
+        if self.prefix_end < 0:
+            return
+        limit = positions.size if self.first_unsafe is None else \
+            int(np.searchsorted(positions, self.first_unsafe))
+        run = positions[:limit] - self.prefix_end
+        broken = np.flatnonzero(run != np.arange(limit))
+        if broken.size:
+            self.prefix_end = -(self.prefix_end + int(broken[0])) - 1   # stopped: a gap
+        elif limit < positions.size:
+            self.prefix_end = -(self.prefix_end + limit) - 1             # stopped: a failure
+        else:
+            self.prefix_end += limit
 
     def _fine_max(self, positions, key, values):
         bins = np.searchsorted(self.fine_edges, positions, side="right") - 1
@@ -365,27 +382,29 @@ class _Run:
         has = ~np.isnan(per_position) & (per_position > -np.inf)
         if has.any():
             self._fine_max(positions[has], "invariance_violation", per_position[has])
-        if self.stream.contiguous:
-            self._shift_tests(positions, known_pos, known_table)
 
-    def _shift_tests(self, positions, known_pos, known_table):
-        """arXiv 2411.13476: the scores of a window shifted to a band's end vs the same window at 0.
+    def _logits(self) -> dict:
+        """What attention sees, on a seeded sample per band (``_logits.py``)."""
+        from symrope.audit._logits import measure_logits
 
-        The window ``[hi - W + 1, hi]`` is compared with ``[0, W - 1]``; no exact value is used.
-        """
-        window = self.options.shift_window
-        if self.baseline is None and positions[0] == 0:
-            head = np.arange(min(window, self.stream.max_position + 1), dtype=np.int64)
-            self.baseline = self._rows(head, known_pos, known_table)
-        for band, (_lo, hi) in enumerate(self.bands):
-            if not positions[0] <= hi <= positions[-1] or hi + 1 < 2 * window:
-                continue
-            shifted = np.arange(hi - window + 1, hi + 1, dtype=np.int64)
-            moved = _pairwise_scores(self._rows(shifted, known_pos, known_table), self.weights)
-            self.shift[band] = np.abs(moved - _pairwise_scores(self.baseline, self.weights)).max()
+        return measure_logits(self.impl, self.config, self.schedule, self._reported_dtype(),
+                              self.bands, seed=self.options.seed, per_band=self.options.logit_keys,
+                              vectors=self.options.vectors)
+
+    def _reported_dtype(self) -> str:
+        if self.native_dtype is None or self.impl.scaled_table:
+            return self.dtype   # a scaled table comes back in float64: the audited dtype is asked
+        return dtype_name(self.native_dtype)
+
+    def _explanation(self) -> str:
+        explanation = self.impl.explanation
+        if callable(explanation):
+            return explanation(self._reported_dtype())
+        return str(explanation or "")
 
     # --- the summary ------------------------------------------------------------------------------
     def _finish(self, seconds: float) -> AuditResult:
+        logits = self._logits()
         omegas = self.schedule.omegas
         total_pp, total_pd = self.s_pp.sum(axis=0), self.s_pd.sum(axis=0)
         correction = total_pd / np.where(total_pp > 0, total_pp, np.inf)
@@ -415,34 +434,37 @@ class _Run:
             summaries.append(BandSummary(
                 lo=lo, hi=hi, positions=int(self.counts[band]),
                 max_abs_error=float(self.max_abs[band].max()),
-                max_bits_error=float(np.log2(1.0 + self.max_ulps[band].max())),
+                correct_bits=_correct_bits(float(self.max_abs[band].max())),
                 max_phase_error=float(self.max_phase[band].max()),
                 phase_noise=float(noise[band].max()),
                 frequency_drift=drift,
                 amplitude_error=float(self.max_amp[band].max()),
                 invariance_violation=None if np.isnan(invariance).all() else float(np.nanmax(invariance)),
-                shift_violation=None if np.isnan(self.shift[band]) else float(self.shift[band]),
+                shift_violation=logits["shift_violation"][band],
+                logit_error=logits["logit_error"][band],
                 nonfinite=int(self.nonfinite[band]),
                 worst_pair=int(self.max_abs[band].argmax()),
                 dominant=max(components, key=components.get)))
-        if self.first_unsafe is None:
-            safe, lower_bound = self.stream.max_position + 1, True
-        else:
-            safe, lower_bound = self.first_unsafe, False
+        # A failing position is never inside the safe context, and neither is one not audited.
+        safe = self.prefix_end if self.prefix_end >= 0 else -self.prefix_end - 1
+        lower_bound = self.first_unsafe is None or safe < self.first_unsafe
         keep = self.fine["max_abs_error"] > 0
         fine = {"lo": self.fine_edges[keep].tolist()}
         fine.update({key: values[keep].tolist() for key, values in self.fine.items()})
+        fine["logit_positions"] = logits.pop("positions")
+        fine["logit_error"] = logits.pop("position_error")
         return AuditResult(
-            impl=self.impl.name, summary=self.impl.summary, explanation=self.impl.explanation,
-            fix=self.impl.fix, dtype=dtype_name(self.native_dtype) if self.native_dtype else self.dtype,
+            impl=self.impl.name, summary=self.impl.summary, explanation=self._explanation(),
+            fix=self.impl.fix, dtype=self._reported_dtype(),
             config=self.config.describe(), max_position=self.stream.max_position,
             positions=self.stream.count, tolerance=float(self.tolerance), amplitude=amplitude,
             bands=summaries,
             frequency_error=float(np.abs(relative[resolved]).max()) if resolved.any() else None,
             frequency_error_per_pair=[float(v) for v in relative],
             frequency_error_stderr=[float(v) for v in stderr], safe_context=int(safe),
-            safe_context_is_lower_bound=lower_bound, offsets=tuple(self.options.offsets),
-            seconds=round(seconds, 3), fine=fine)
+            safe_context_is_lower_bound=lower_bound, first_failure=self.first_unsafe, offsets=tuple(self.options.offsets),
+            seconds=round(seconds, 3), fine=fine, fix_target=self.impl.fix_target,
+            logits={"logit_error_unit": logits["logit_error_unit"], **logits["method"]})
 
 
 @dataclass
@@ -452,14 +474,12 @@ class _Chunk:
     positions: np.ndarray
     table: np.ndarray          # cos + i sin, float64 parts
     error: np.ndarray          # max(|cos - a cos_exact|, |sin - a sin_exact|)
-    delta: np.ndarray          # phase error wrapped to (-pi, pi]
     finite: np.ndarray | None  # None when every entry is finite
-    cos_native: np.ndarray     # the table in its own dtype
-    sin_native: np.ndarray
-    cos: np.ndarray            # ... in float64 (non-finite entries zeroed)
+    cos: np.ndarray            # the table in float64 (non-finite entries zeroed)
     sin: np.ndarray
-    scaled_cos: np.ndarray     # a * exact
-    scaled_sin: np.ndarray
+    exact_cos: np.ndarray      # the reference (without the attention factor)
+    exact_sin: np.ndarray
+    scratch: np.ndarray        # a free buffer of the same shape
 
 
 class _Done:
@@ -483,13 +503,14 @@ def _unwrap(delta: np.ndarray, previous: np.ndarray | None) -> np.ndarray:
     return delta - steps
 
 
+def _correct_bits(max_abs_error: float) -> float | None:
+    """``-log2(max |err|)``: how many leading bits of cos/sin are right (None: no error at all)."""
+    if max_abs_error == 0:
+        return None
+    return float(-np.log2(max_abs_error))
+
+
 def _complex(cos: np.ndarray, sin: np.ndarray) -> np.ndarray:
     table = np.empty(cos.shape, dtype=np.complex128)
     table.real, table.imag = cos, sin
     return table
-
-
-def _pairwise_scores(table: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """Scores of every (s, t) with s <= t in a window, shape (pairs of the window, vectors)."""
-    first, second = np.triu_indices(table.shape[0])
-    return rotary_scores(table[first], table[second], weights)

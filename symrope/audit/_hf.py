@@ -1,121 +1,311 @@
-"""The real HF transformers rotary embedding class as an audited implementation (offline).
+"""The real HF transformers rotary classes as audited implementations (offline).
 
-``hf_transformers_impl(config_dict)`` builds the model type's config object directly
-(``AutoConfig.for_model(model_type, **config)``, or ``LlamaConfig`` when the dict names no known
-type) -- no hub access -- instantiates that model's ``*RotaryEmbedding`` class, and runs its
-forward for the requested positions with an ``x`` of the requested dtype. torch and transformers
-are imported only inside these functions, so ``symrope audit`` without ``--impl hf-transformers``
-never loads them.
+``hf_transformers_impl(config_dict)`` or ``hf_transformers_impl(model_type="qwen2")`` builds the
+model type's config object directly from transformers' own config class (``AutoConfig.for_model``:
+no hub access), instantiates that model's ``*RotaryEmbedding`` class, and runs its forward for the
+requested positions with an ``x`` of the requested dtype; vectors are rotated with the same
+modeling module's ``apply_rotary_pos_emb``. Environment knobs act on the real module:
+``cast_module`` (``module.to(dtype)``, which casts the ``inv_freq`` buffer), ``autocast``
+(``torch.autocast("cpu", dtype)`` around forward) and ``tf32`` (emulated: CPU has no TF32, so
+``inv_freq`` and the position ids are rounded to TF32's 10 explicit mantissa bits before the
+real forward multiplies them in float32). ``fixed=True`` audits the module patched by
+:func:`symrope.audit.fix.patch_rotary`.
 """
 
 from __future__ import annotations
 
 import importlib
+from pathlib import Path
 
 import numpy as np
 
 from symrope.audit._models import dtype_name, validate_positions
+from symrope.audit._real import TORCH_DTYPE_NAMES, RealImpl, import_library
 from symrope.errors import UsageError
 from symrope.schedules import RopeConfig
 
 _CHUNK = 1 << 16  # positions per forward call: bounded memory for long audits
-_TORCH_DTYPE_NAMES = {"bf16": "bfloat16", "fp16": "float16", "fp32": "float32", "fp64": "float64"}
+_TF32_DROPPED_BITS = 13   # float32 keeps 23 fraction bits, TF32 10
 
 
-def hf_transformers_impl(config_dict: dict) -> "HFTransformersImpl":
-    """The real transformers rotary embedding for an HF config dict, behind ``table(...)``.
+def round_to_tf32(values: np.ndarray) -> np.ndarray:
+    """Round float32 values to TF32 (10 fraction bits, ties to even), as float32.
+
+    Examples
+    ========
+    >>> import numpy as np
+    >>> round_to_tf32(np.array([2049.0, 2051.0, 4097.0], dtype=np.float32)).tolist()
+    [2048.0, 2052.0, 4096.0]
+    """
+    bits = np.ascontiguousarray(values, dtype=np.float32).view(np.uint32).astype(np.uint64)
+    kept = (bits >> _TF32_DROPPED_BITS) & 1
+    bits = (bits + (1 << (_TF32_DROPPED_BITS - 1)) - 1 + kept) >> _TF32_DROPPED_BITS << _TF32_DROPPED_BITS
+    return bits.astype(np.uint32).view(np.float32)
+
+
+def rope_model_types() -> list[str]:
+    """The model types of the installed transformers whose modeling file has a ``*RotaryEmbedding``.
+
+    Found by reading the modeling sources (importing ~200 modules would take minutes).
+    """
+    transformers = import_library("transformers", "hf-transformers")
+    from transformers.models.auto.configuration_auto import (CONFIG_MAPPING_NAMES,
+                                                              model_type_to_module_name)
+
+    root = Path(transformers.__file__).parent / "models"
+    found = []
+    for model_type in sorted(CONFIG_MAPPING_NAMES):
+        module = model_type_to_module_name(model_type).replace(".", "/")
+        path = root / module / f"modeling_{module.split('/')[-1]}.py"
+        if path.is_file() and "RotaryEmbedding(nn.Module)" in path.read_text(encoding="utf-8"):
+            found.append(model_type)
+    return found
+
+
+def hf_transformers_impl(config_dict: dict | None = None, model_type: str | None = None,
+                         rope_scaling: dict | None = None, *, cast_module: str | None = None,
+                         autocast: str | None = None, tf32: bool = False,
+                         fixed: bool = False) -> "HFTransformersImpl":
+    """The real transformers rotary embedding for an HF config, behind ``table(...)``.
 
     Parameters
     ==========
 
-    config_dict : dict
+    config_dict : dict, optional
         An HF ``config.json`` dict. ``model_type`` selects the model's own rotary class
         (``qwen2`` -> ``Qwen2RotaryEmbedding``); without one, Llama's is used.
+    model_type : str, optional
+        Instead of a dict: the model type's default config (transformers' own config class).
+    rope_scaling : dict, optional
+        Replaces the config's rope parameters (``{"rope_type": "yarn", "factor": 4, ...}``);
+        the config's ``rope_theta`` is kept unless given.
+    cast_module, autocast : str, optional
+        ``"bf16"`` or ``"fp16"``: ``module.to(dtype)`` / ``torch.autocast("cpu", dtype)``.
+    tf32 : bool
+        Emulate a TF32 product of ``inv_freq`` and the positions (labelled as emulated).
+    fixed : bool
+        Audit the module as patched by :func:`symrope.audit.fix.patch_rotary`.
 
     Raises
     ======
 
     UsageError
-        torch or transformers is not installed, or the config is refused by transformers.
+        torch or transformers is not installed, the model type has no RoPE, or transformers
+        refuses the config.
     """
-    if not isinstance(config_dict, dict):
+    if config_dict is not None and not isinstance(config_dict, dict):
         raise UsageError(f"an HF config must be a JSON object, got {type(config_dict).__name__}")
-    torch, transformers = _import_torch_and_transformers()
-    config_object, rotary_class = _build(transformers, dict(config_dict))
-    return HFTransformersImpl(config_dict, config_object, rotary_class, torch, transformers)
+    transformers = import_library("transformers", "hf-transformers")
+    config_object, rotary_class, layer_type = _build(transformers, config_dict, model_type, rope_scaling)
+    return HFTransformersImpl(config_object, rotary_class, transformers, layer_type=layer_type,
+                              cast_module=cast_module, autocast=autocast, tf32=tf32, fixed=fixed)
 
 
-class HFTransformersImpl:
+class HFTransformersImpl(RealImpl):
     """One transformers rotary embedding module, audited through its own forward."""
 
     name = "hf-transformers"
-    default_dtype = "bf16"
-    fix = "fp64-angle"
+    pairing = "rotate_half"
 
-    def __init__(self, config_dict, config_object, rotary_class, torch, transformers):
-        self.rope_config = RopeConfig.from_hf(config_dict)
+    def __init__(self, config_object, rotary_class, transformers, layer_type=None,
+                 cast_module=None, autocast=None, tf32=False, fixed=False):
+        rope_config = rope_config_of(config_object, layer_type)
+        super().__init__(rope_config)
+        torch = self.torch
         self._config_object = config_object
         self._rotary_class = rotary_class
-        self._torch = torch
-        self.summary = (f"transformers {transformers.__version__} {rotary_class.__name__} "
-                        f"(torch {torch.__version__}), built offline from the config")
-        self.explanation = ("The real class: float32 inv_freq and angle p*omega (error growing "
-                            "like p*2^-24), float32 cos/sin times the attention factor, cast to "
-                            "the model dtype -- what the 'hf' model reproduces step by step.")
+        self._layer_type = layer_type
+        self.cast_module = dtype_name(cast_module) if cast_module else None
+        self.autocast = dtype_name(autocast) if autocast else None
+        for flag, value in (("--cast-module", self.cast_module), ("--autocast", self.autocast)):
+            if value not in (None, "bf16", "fp16"):
+                raise UsageError(f"{flag} takes bf16 or fp16, got {value}")
+        self.tf32 = bool(tf32)
+        self.fixed = bool(fixed)
+        self.modeling = importlib.import_module(rotary_class.__module__)
+        self.module = self._new_module()
+        knobs = [f"module.to(torch.{TORCH_DTYPE_NAMES[self.cast_module]})"] if self.cast_module else []
+        knobs += [f"torch.autocast('cpu', {TORCH_DTYPE_NAMES[self.autocast]})"] if self.autocast else []
+        knobs += ["TF32 product of inv_freq and positions (EMULATED: operands rounded to 10 "
+                  "mantissa bits; CPU has no TF32)"] if self.tf32 else []
+        knobs += ["patched by symrope.audit.fix.patch_rotary (float64 angle)"] if self.fixed else []
+        self.knobs = knobs
+        if self.fixed:
+            self.name = "hf-transformers+fix"
+        layer = f" [{layer_type}]" if layer_type else ""
+        self.summary = (f"transformers {transformers.__version__} {rotary_class.__name__}{layer} "
+                        f"(torch {torch.__version__}), built offline from "
+                        f"{type(config_object).__name__}" + "".join(f"; {k}" for k in knobs))
+        self.fix = None if self.fixed else "hf-transformers+fix"
+        self.fix_target = (f"{rotary_class.__module__}.{rotary_class.__name__}.forward: the "
+                           f"angle position_ids.float() * inv_freq is float32 -- form it in "
+                           f"float64 from a float64 inv_freq (symrope.audit.fix.patch_rotary(model) "
+                           f"does this in place, with undo)")
 
     def __repr__(self) -> str:
         return f"<HFTransformersImpl {self._rotary_class.__name__}>"
+
+    def explanation(self, dtype: str) -> str:
+        if self.fixed:
+            return ("Patched: the angle p*omega is formed in float64 from a float64 omega, cos/sin "
+                    f"in float64, one cast to {dtype}: what is left is that cast.")
+        parts = []
+        if self.cast_module:
+            parts.append(f"module.to({self.cast_module}) rounds the inv_freq buffer to "
+                         f"{self.cast_module}: a frequency error of up to "
+                         f"{'2^-9' if self.cast_module == 'bf16' else '2^-12'} relative per pair, "
+                         f"a phase error growing like p*omega*2^-9 (radians by a few thousand "
+                         f"positions)")
+        if self.tf32:
+            parts.append("TF32 (emulated) keeps 11 significant bits of omega and of the position: "
+                         "positions above 2048 are rounded, so nearby tokens share a phase")
+        if self.autocast:
+            parts.append(f"torch.autocast({self.autocast}) is active around forward, but this "
+                         f"forward multiplies elementwise in float32 (autocast narrows matmuls), "
+                         f"so it changes nothing here")
+        parts.append("the real class forms the angle p*omega in float32 from a float32 omega "
+                     "(error growing like p*2^-24), takes float32 cos/sin times the attention factor "
+                     f"and casts to {dtype}")
+        text = "; ".join(parts)
+        return (text if text.startswith("module.") else text[0].upper() + text[1:]) + "."
+
+    def _new_module(self):
+        torch = self.torch
+        try:
+            module = self._rotary_class(self._config_object)
+        except Exception as error:  # noqa: BLE001 - the class refused this config
+            raise UsageError(f"{self._rotary_class.__name__} could not be built from the config: "
+                             f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}") from None
+        if self.cast_module:
+            module = module.to(getattr(torch, TORCH_DTYPE_NAMES[self.cast_module]))
+        if self.tf32:
+            with torch.no_grad():
+                for name, buffer in module.named_buffers():
+                    if name.endswith("inv_freq") and buffer.dtype == torch.float32:
+                        buffer.copy_(torch.from_numpy(round_to_tf32(buffer.numpy())))
+        if self.fixed:
+            from symrope.audit.fix import patch_rotary
+
+            patch_rotary(module)
+        return module
+
+    def _forward(self, x, position_ids):
+        try:
+            return self._forward_unchecked(x, position_ids)
+        except UsageError:
+            raise
+        except Exception as error:  # noqa: BLE001 - e.g. an M-RoPE class wants 3-D position ids
+            message = str(error).splitlines()[0][:160] if str(error) else ""
+            raise UsageError(f"{self._rotary_class.__name__}.forward(x, position_ids) failed with "
+                             f"1-D position ids: {type(error).__name__}: {message}") from None
+
+    def _forward_unchecked(self, x, position_ids):
+        torch = self.torch
+        module = self.module
+        kwargs = {"layer_type": self._layer_type} if self._layer_type else {}
+        if self.fixed:
+            forward = module.forward   # the patch replaces the instance's forward
+        else:
+            wrapped = type(module).forward
+            forward = getattr(wrapped, "__wrapped__", wrapped).__get__(module)
+        if self.autocast:
+            with torch.autocast("cpu", dtype=getattr(torch, TORCH_DTYPE_NAMES[self.autocast])):
+                return forward(x, position_ids, **kwargs)
+        return forward(x, position_ids, **kwargs)
+
+    def _position_ids(self, positions):
+        torch = self.torch
+        if self.tf32:
+            positions = round_to_tf32(positions.astype(np.float32)).astype(np.int64)
+        return torch.from_numpy(positions)[None, :]
+
+    def prepare_seq_len(self, seq_len):
+        """Run the module's dynamic/longrope update once at ``seq_len`` (then chunks cannot)."""
+        torch = self.torch
+        self.module = self._new_module()
+        with torch.no_grad():
+            x = torch.zeros(1, dtype=torch.float32)
+            kwargs = {"layer_type": self._layer_type} if self._layer_type else {}
+            self.module(x, torch.tensor([[seq_len - 1]], dtype=torch.int64), **kwargs)
 
     def table(self, positions, config: RopeConfig | None = None, dtype: str | None = None,
               seq_len: int | None = None) -> tuple[np.ndarray, np.ndarray]:
         """``(cos, sin)`` per pair as the class's forward returns them in ``dtype``.
 
-        ``config`` must describe the same schedule as the dict the class was built from (it
-        is only checked); ``seq_len`` has :func:`symrope.schedules.inv_freq`'s meaning: the
-        module's dynamic/longrope update runs once at that length, then every chunk goes
-        through the undecorated forward so that chunking cannot change the frequencies.
+        ``seq_len`` has :func:`symrope.schedules.inv_freq`'s meaning: the module's
+        dynamic/longrope update runs once at that length, then every chunk goes through the
+        undecorated forward so that chunking cannot change the frequencies.
         """
         from symrope.audit._user import _per_pair, _to_numpy
 
-        torch = self._torch
+        torch = self.torch
         positions = validate_positions(positions)
         if config is not None and config.rotary_dim != self.rope_config.rotary_dim:
             raise UsageError(f"the HF config rotates {self.rope_config.rotary_dim} channels but the "
                              f"audit config {config.rotary_dim}")
         name = dtype_name(self.default_dtype if dtype is None else dtype)
-        torch_dtype = getattr(torch, _TORCH_DTYPE_NAMES[name])
-        module = self._rotary_class(self._config_object)
-        x = torch.zeros(1, dtype=torch_dtype)
-        forward = getattr(type(module).forward, "__wrapped__", type(module).forward)
-        with torch.no_grad():
+        x = torch.zeros(1, dtype=getattr(torch, TORCH_DTYPE_NAMES[name]))
+        if seq_len != getattr(self, "_seq_len", None):
             if seq_len is not None:
-                module(x, torch.tensor([[seq_len - 1]], dtype=torch.int64))  # the runtime update
-            cos_parts, sin_parts = [], []
+                self.prepare_seq_len(seq_len)
+            else:
+                self.module = self._new_module()
+            self._seq_len = seq_len
+        cos_parts, sin_parts = [], []
+        with torch.no_grad():
             for start in range(0, positions.shape[0], _CHUNK):
-                chunk = torch.from_numpy(positions[start:start + _CHUNK])[None, :]
-                cos, sin = forward(module, x, chunk)
-                cos_parts.append(_per_pair(_to_numpy(cos, self.name, "cos"), chunk.shape[1],
+                chunk = positions[start:start + _CHUNK]
+                result = self._forward(x, self._position_ids(chunk))
+                if not isinstance(result, (tuple, list)) or len(result) != 2:
+                    raise UsageError(f"{self._rotary_class.__name__}.forward returned "
+                                     f"{type(result).__name__}, not (cos, sin): not auditable")
+                cos, sin = result
+                cos_parts.append(_per_pair(_to_numpy(cos, self.name, "cos"), chunk.shape[0],
                                            self.rope_config, self.name, "cos"))
-                sin_parts.append(_per_pair(_to_numpy(sin, self.name, "sin"), chunk.shape[1],
+                sin_parts.append(_per_pair(_to_numpy(sin, self.name, "sin"), chunk.shape[0],
                                            self.rope_config, self.name, "sin"))
         if not cos_parts:
             empty = np.empty((0, self.rope_config.rotary_dim // 2), dtype=np.float32)
             return empty, empty.copy()
         return np.concatenate(cos_parts), np.concatenate(sin_parts)
 
+    def _rotate(self, x, positions):
+        """The modeling module's own ``apply_rotary_pos_emb`` with the forward's cos/sin."""
+        cos, sin = self._forward(x, self._position_ids(positions))
+        apply = getattr(self.modeling, "apply_rotary_pos_emb", None)
+        if apply is None:
+            raise UsageError(f"{self.modeling.__name__} has no apply_rotary_pos_emb to rotate with")
+        rotary = self.rope_config.rotary_dim
+        q = x.transpose(0, 1)[None]                       # (1, heads, n, head_dim)
+        if rotary == x.shape[-1]:
+            rotated, _ = apply(q, q, cos, sin)
+        else:  # partial rotary: the models rotate the first rotary_dim channels, pass the rest
+            part, _ = apply(q[..., :rotary], q[..., :rotary], cos, sin)
+            rotated = q.clone()
+            rotated[..., :rotary] = part
+        return rotated[0].transpose(0, 1)
 
-def _import_torch_and_transformers():
-    try:
-        torch = importlib.import_module("torch")
-        transformers = importlib.import_module("transformers")
-    except ImportError as error:
-        raise UsageError(f"--impl hf-transformers needs torch and transformers "
-                         f"(pip install 'symrope[torch]'): {error}") from None
-    return torch, transformers
+
+def rope_config_of(config_object, layer_type: str | None = None) -> RopeConfig:
+    """The schedule of a transformers config object (one layer type's, if it has several)."""
+    document = config_object.to_dict()
+    rope = document.get("rope_parameters")
+    if layer_type is not None and isinstance(rope, dict):
+        document["rope_parameters"] = rope[layer_type]
+    return RopeConfig.from_hf(document)
 
 
-def _build(transformers, config_dict: dict):
-    model_type = config_dict.pop("model_type", None) or "llama"
+def _build(transformers, config_dict, model_type, rope_scaling):
+    if config_dict is not None and model_type is not None:
+        raise UsageError("give either an HF config or --model-type, not both")
+    if config_dict is None:
+        if model_type is None:
+            model_type = "llama"
+        config_dict = {}
+    else:
+        config_dict = dict(config_dict)
+        model_type = config_dict.pop("model_type", None) or "llama"
+    rotary_class = _rotary_class(transformers, model_type)
     try:
         config_object = transformers.AutoConfig.for_model(model_type, **config_dict)
     except ValueError as error:
@@ -124,21 +314,47 @@ def _build(transformers, config_dict: dict):
     except Exception as error:  # noqa: BLE001 - transformers' own validation
         raise UsageError(f"transformers refused the config: {type(error).__name__}: "
                          f"{str(error).splitlines()[0] if str(error) else ''}") from None
-    return config_object, _rotary_class(transformers, model_type)
+    if hasattr(config_object, "get_text_config"):
+        config_object = config_object.get_text_config()
+    rope = getattr(config_object, "rope_parameters", None)
+    layer_type = None
+    if isinstance(rope, dict) and rope and all(isinstance(v, dict) for v in rope.values()):
+        layer_type = "full_attention" if "full_attention" in rope else sorted(rope)[0]
+    if rope_scaling is not None:
+        target = rope[layer_type] if layer_type else rope
+        theta = (target or {}).get("rope_theta", getattr(config_object, "rope_theta", 10000.0))
+        new = {"rope_theta": theta, **rope_scaling}
+        new.setdefault("rope_type", new.pop("type", "default"))
+        if layer_type:
+            rope[layer_type] = new
+        else:
+            config_object.rope_parameters = new
+        if "original_max_position_embeddings" in new and new["rope_type"] in ("dynamic", "longrope"):
+            config_object.max_position_embeddings = max(
+                config_object.max_position_embeddings, int(new["original_max_position_embeddings"]))
+    return config_object, rotary_class, layer_type
 
 
 def _rotary_class(transformers, model_type: str):
-    module_name = model_type.replace("-", "_")
+    from transformers.models.auto.configuration_auto import (CONFIG_MAPPING_NAMES,
+                                                              model_type_to_module_name)
+
+    if model_type not in CONFIG_MAPPING_NAMES:
+        raise UsageError(f"transformers does not know model_type {model_type!r}")
+    module_name = model_type_to_module_name(model_type)
     try:
-        modeling = importlib.import_module(f"transformers.models.{module_name}.modeling_{module_name}")
+        modeling = importlib.import_module(
+            f"transformers.models.{module_name}.modeling_{module_name.split('.')[-1]}")
     except ImportError:
         modeling = None
     candidates = [] if modeling is None else [
         getattr(modeling, name) for name in dir(modeling)
-        if name.endswith("RotaryEmbedding") and not name.startswith("_")]
+        if name.endswith("RotaryEmbedding") and not name.startswith("_")
+        and "Vision" not in name and getattr(getattr(modeling, name), "__module__", "") == modeling.__name__]
     candidates = [c for c in candidates if isinstance(c, type)]
     if not candidates:
-        raise UsageError(f"transformers' {model_type!r} model has no *RotaryEmbedding class")
+        raise UsageError(f"not a RoPE config: transformers' {model_type!r} model has no rotary "
+                         f"embedding (*RotaryEmbedding class)")
     # the plain class (LlamaRotaryEmbedding) before variants (...DynamicNTKScalingRotaryEmbedding)
     candidates.sort(key=lambda c: len(c.__name__))
     return candidates[0]

@@ -140,11 +140,12 @@ def bits_of_error(computed: np.ndarray, exact: np.ndarray) -> np.ndarray:
 
 
 def phase_error(cos: np.ndarray, sin: np.ndarray, exact_cos: np.ndarray,
-                exact_sin: np.ndarray) -> np.ndarray:
+                exact_sin: np.ndarray, scratch: np.ndarray | None = None) -> np.ndarray:
     """The table's angle minus the exact angle, in (-pi, pi]: ``atan2`` of the table rotated back.
 
     Rotating the table entry by the exact angle's inverse and taking its argument gives the
     phase difference directly, without forming (and losing digits of) large angles.
+    ``scratch`` (same shape, float64) saves an allocation.
 
     Examples
     ========
@@ -154,7 +155,11 @@ def phase_error(cos: np.ndarray, sin: np.ndarray, exact_cos: np.ndarray,
     >>> round(float(error[0]), 12)
     0.001
     """
-    return np.arctan2(sin * exact_cos - cos * exact_sin, cos * exact_cos + sin * exact_sin)
+    cross = np.multiply(sin, exact_cos)
+    cross -= np.multiply(cos, exact_sin, out=scratch)
+    dot = np.multiply(cos, exact_cos)
+    dot += np.multiply(sin, exact_sin, out=scratch)
+    return np.arctan2(cross, dot, out=cross)
 
 
 def amplitude_error(cos: np.ndarray, sin: np.ndarray, amplitude: float = 1.0) -> np.ndarray:
@@ -203,9 +208,14 @@ def rotary_scores(first: np.ndarray, second: np.ndarray, weights: np.ndarray) ->
     >>> bool(np.allclose(rotary_scores(first, second, w)[0], exact))
     True
     """
-    product = np.conj(first)
+    product = np.empty(np.broadcast_shapes(first.shape, second.shape), dtype=np.complex128)
+    np.conjugate(first, out=product)      # into one fresh buffer: no temporary per step
     product *= second
-    return (product @ weights).real
+    # Re(product @ weights) as two real contractions in numpy's own loops: a BLAS zgemm of this
+    # skinny shape costs twice the CPU (OpenBLAS threads spin against the audit's own threads).
+    real = np.einsum("ij,jk->ik", product.real, weights.real, optimize=False)
+    real -= np.einsum("ij,jk->ik", product.imag, weights.imag, optimize=False)
+    return real
 
 
 def log_bands(max_position: int, first: int = 1024) -> list[tuple[int, int]]:

@@ -105,8 +105,9 @@ class ImplModel:
         One line: which code it models.
     default_dtype : str
         The model dtype the code is usually run in (``bf16``, ``fp16``, ``fp32``, ``fp64``).
-    explanation : str
-        Why it drifts: which step rounds what.
+    explanation : str or callable
+        Why it drifts: which step rounds what. ``{cast}`` in the text is replaced by what the
+        final cast does in the audited dtype; a callable gets the dtype name and returns the text.
     fix : str or None
         The name of the model that is the suggested fix.
     references : tuple of str
@@ -127,10 +128,28 @@ class ImplModel:
     name: str
     summary: str
     default_dtype: str
-    explanation: str
+    explanation: str | Callable[[str], str]
     fix: str | None
     _compute: Callable = field(repr=False)
     references: tuple[str, ...] = ()
+    fix_target: str | None = None   # the module and attribute of the modelled code to change
+
+    def explain(self, dtype: str | None = None) -> str:
+        """Why it drifts, for the dtype audited (the cast step differs per dtype).
+
+        Examples
+        ========
+
+        >>> from symrope.audit._models import get_model
+        >>> "bf16 adds up to 2^-9" in get_model("hf").explain("bf16")
+        True
+        >>> "no final cast" in get_model("hf").explain("fp32")
+        True
+        """
+        name = dtype_name(self.default_dtype if dtype is None else dtype)
+        if callable(self.explanation):
+            return self.explanation(name)
+        return self.explanation.replace("{cast}", cast_step(name))
 
     def table(self, positions, config: RopeConfig, dtype: str | None = None,
               seq_len: int | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -165,6 +184,42 @@ class ImplModel:
         return cos, sin
 
 
+def cast_step(dtype: str) -> str:
+    """What casting a float32 cos/sin table to ``dtype`` adds (a sentence for explanations)."""
+    if dtype in ("bf16", "fp16"):
+        half_ulp = {"bf16": "2^-9", "fp16": "2^-12"}[dtype]
+        return (f"the final cast of cos/sin to {dtype} adds up to {half_ulp} absolute error at "
+                f"every position")
+    if dtype == "fp32":
+        return "in fp32 there is no final cast: the float32 cos/sin are the table"
+    return "in fp64 the float32 cos/sin are widened exactly, so the float32 error is all there is"
+
+
+def _neox_explanation(dtype: str) -> str:
+    if dtype == "fp16":
+        return ("Everything is fp16: omega keeps 11 bits, positions are exact only to 2048 "
+                "(and overflow to inf beyond 65504), and the angle is rounded to fp16 -- at "
+                "position 1857 the angle 1044.27 becomes 1045.0 and cos is off by 0.78.")
+    if dtype == "bf16":
+        return ("Everything is bf16: omega keeps 8 bits, positions are exact only to 256, and "
+                "the angle is rounded to bf16, so beyond a few hundred positions the phase is "
+                "off by whole radians.")
+    return (f"Everything is {dtype}: omega, the positions, the angle and cos/sin are rounded to "
+            f"{dtype} once each; the angle's rounding error grows like p times the dtype's "
+            f"epsilon.")
+
+
+def _autocast_explanation(dtype: str) -> str:
+    if dtype not in ("bf16", "fp16"):
+        return (f"Autocast narrows only to bf16/fp16, so in {dtype} this is today's transformers "
+                f"path: the float32 angle's rounding grows like p*2^-24; " + cast_step(dtype) + ".")
+    return (f"Under autocast the matmul ran in {dtype}: omega kept "
+            f"{8 if dtype == 'bf16' else 11} significant bits (a consistent frequency error), "
+            f"position ids above {256 if dtype == 'bf16' else 2048} were rounded, and the angle "
+            f"itself was rounded to {dtype}, so at a few thousand positions the phase is off by "
+            f"whole radians.")
+
+
 # --- shared steps ------------------------------------------------------------------------------
 
 def _cos_sin_fp32(angle32: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -190,11 +245,15 @@ def _hf(positions, config, dtype, seq_len):
     # transformers 5.x LlamaRotaryEmbedding.forward (autocast disabled, "Force float32"):
     #   freqs = position_ids[..., None].float() * inv_freq.float()
     #   cos = emb.cos() * attention_scaling; return cos.to(x.dtype)
-    omega32 = inv_freq(config, "float32", seq_len)
-    angle = positions.astype(np.float32)[:, None] * omega32[None, :]
-    cos, sin = _cos_sin_fp32(angle)
+    cos, sin = _cos_sin_fp32(fp32_angle(positions, config, seq_len))
     scaling = attention_factor(config, "float64", seq_len)
     return _cast(_scale(cos, scaling), dtype), _cast(_scale(sin, scaling), dtype)
+
+
+def fp32_angle(positions, config, seq_len=None) -> np.ndarray:
+    """The float32 angle fl32(fl32(p) * fl32(omega)) of transformers, Meta and torchtune, (n, pairs)."""
+    omega32 = inv_freq(config, "float32", seq_len)
+    return positions.astype(np.float32)[:, None] * omega32[None, :]
 
 
 def _hf_bf16_autocast(positions, config, dtype, seq_len):
@@ -281,28 +340,30 @@ def _register(model: ImplModel) -> None:
 
 _register(ImplModel(
     name="hf",
-    summary="HF transformers' rotary embedding today: fp32 inv_freq and angle, cos/sin x "
-            "attention factor in fp32, cast to the model dtype",
+    summary="model of HF transformers' rotary embedding today: fp32 inv_freq and angle, cos/sin x "
+            "attention factor in fp32, cast to the model dtype. Approximation of the real class "
+            "(--impl hf-transformers): the same float32 angle bit for bit, cos/sin correctly "
+            "rounded where torch's kernel may differ by 1 ulp",
     default_dtype="bf16",
     explanation="The angle p*omega is formed in float32 from a float32 omega and a float32 "
                 "position: its rounding error grows like p*2^-24 (about 1e-2 rad at 128K, "
                 "tenths of a radian near 10M), which is position-dependent phase noise that "
-                "breaks relative invariance; the final cast of cos/sin to bf16 adds up to "
-                "2^-9 absolute error at every position.",
+                "breaks relative invariance; {cast}.",
     fix="fp64-angle",
+    fix_target="transformers.models.<model>.modeling_<model>.<Model>RotaryEmbedding.forward: form "
+               "position_ids * inv_freq in float64 from a float64 inv_freq "
+               "(symrope.audit.fix.patch_rotary(model) does it in place, with undo)",
     _compute=_hf,
     references=("transformers src/transformers/models/llama/modeling_llama.py (LlamaRotaryEmbedding)",
                 "https://github.com/huggingface/transformers/pull/29285"),
 ))
 _register(ImplModel(
     name="hf-bf16-autocast",
-    summary="HF transformers before PR 29285: inv_freq @ position_ids under bf16 autocast "
-            "(and issue 25681: the inv_freq buffer cast to bf16)",
+    summary="model of HF transformers before PR 29285: inv_freq @ position_ids under bf16 "
+            "autocast (and issue 25681: the inv_freq buffer cast to bf16). Approximation of "
+            "transformers < 4.38, which is not the installed version",
     default_dtype="bf16",
-    explanation="Under autocast the matmul ran in bf16: omega kept 8 significant bits (a "
-                "consistent frequency error of up to 2^-9 relative), position ids above 256 "
-                "were rounded (15962 reads 15936), and the angle itself was rounded to bf16, "
-                "so at a few thousand positions the phase is off by whole radians.",
+    explanation=_autocast_explanation,
     fix="hf",
     _compute=_hf_bf16_autocast,
     references=("https://github.com/huggingface/transformers/pull/29285",
@@ -310,50 +371,59 @@ _register(ImplModel(
 ))
 _register(ImplModel(
     name="meta",
-    summary="Meta's llama reference: precompute_freqs_cis, torch.polar of outer(t, freqs) in "
-            "fp32 (complex64 table, kept in fp32)",
+    summary="model of Meta's llama reference: precompute_freqs_cis, torch.polar of outer(t, "
+            "freqs) in fp32 (complex64 table, kept in fp32). Approximation: llama-models is not "
+            "installed; torchtune's RotaryPositionalEmbeddings (--impl torchtune) computes the same "
+            "float32 angle bit for bit",
     default_dtype="bf16",
     explanation="The same float32 angle fl32(fl32(p)*fl32(omega)) as transformers, so the same "
                 "phase noise growing like p*2^-24; the table stays complex64, so there is no "
                 "cast error on the table itself (the rotated q, k are cast afterwards).",
     fix="fp64-angle",
+    fix_target="llama_models precompute_freqs_cis: freqs and torch.outer(t, freqs) in float64, "
+               "then torch.polar(...).to(complex64)",
     _compute=_meta,
     references=("https://github.com/meta-llama/llama-models (precompute_freqs_cis, apply_scaling)",),
 ))
 _register(ImplModel(
     name="vllm",
-    summary="vLLM RotaryEmbedding: cos/sin cache computed in fp32 (x mscale for YaRN), "
-            "stored in the model dtype",
+    summary="model of vLLM RotaryEmbedding: cos/sin cache computed in fp32 (x mscale for YaRN), "
+            "stored in the model dtype. Approximation: vLLM is not installed here",
     default_dtype="bf16",
     explanation="Numerically the same roundings as transformers' path (fp32 angle, fp32 "
                 "cos/sin, one cast to the model dtype), computed once into a cache: phase "
-                "noise growing like p*2^-24 plus the cast error of the stored table.",
+                "noise growing like p*2^-24; {cast}.",
     fix="fp64-angle",
+    fix_target="vllm.model_executor.layers.rotary_embedding RotaryEmbedding._compute_cos_sin_cache: "
+               "inv_freq and einsum(t, inv_freq) in float64, cos/sin in float64, then .to(dtype)",
     _compute=_vllm,
     references=("https://github.com/vllm-project/vllm vllm/model_executor/layers/rotary_embedding",),
 ))
 _register(ImplModel(
     name="neox-fp16",
-    summary="GPT-NeoX RotaryEmbedding after model.half() (issue 1003): inv_freq, positions, "
-            "angle and cos/sin all in fp16",
+    summary="model of GPT-NeoX RotaryEmbedding after model.half() (issue 1003): inv_freq, "
+            "positions, angle and cos/sin all in fp16. Approximation: gpt-neox is not installed",
     default_dtype="fp16",
-    explanation="Everything is fp16: omega keeps 11 bits, positions are exact only to 2048 "
-                "(and overflow to inf beyond 65504), and the angle is rounded to fp16 -- at "
-                "position 1857 the angle 1044.27 becomes 1045.0 and cos is off by 0.78.",
+    explanation=_neox_explanation,
     fix="hf",
+    fix_target="gpt-neox RotaryEmbedding: keep inv_freq a float32 buffer (exclude it from "
+               "model.half()) and build t = arange(seq, dtype=float32)",
     _compute=_neox,
     references=("https://github.com/EleutherAI/gpt-neox/issues/1003",),
 ))
 _register(ImplModel(
     name="llamacpp",
-    summary="llama.cpp/ggml rope cache: theta = (float) pos, then theta *= theta_scale along "
-            "the pair index in fp32 (theta_scale = powf(base, -2/n_dims)), cosf/sinf x mscale",
+    summary="model of llama.cpp/ggml rope cache: theta = (float) pos, then theta *= theta_scale "
+            "along the pair index in fp32 (theta_scale = powf(base, -2/n_dims)), cosf/sinf x "
+            "mscale. Approximation of C code that is not installed here",
     default_dtype="fp32",
     explanation="Each pair's angle comes from the previous pair's by one more float32 "
                 "multiply, and theta_scale itself is a rounded float32: the relative angle "
                 "error accumulates along the frequency index (about i ulps at pair i), on top "
                 "of the float32 position; the cache stays float32.",
     fix="fp64-angle",
+    fix_target="ggml ggml_rope_cache_init: theta_extrap = pos * powf(freq_base, -2i/n_dims) per "
+               "pair in double instead of theta *= theta_scale",
     _compute=llamacpp_table,
     references=("https://github.com/ggml-org/llama.cpp ggml/src/ggml-cpu/ops.cpp (ggml_rope_cache_init)",),
 ))
@@ -415,6 +485,6 @@ def get_model(name: str) -> ImplModel:
     return MODELS[name]
 
 
-__all__ = ["DTYPES", "ImplModel", "MODELS", "dtype_name", "get_model", "numpy_dtype",
+__all__ = ["DTYPES", "ImplModel", "MODELS", "dtype_name", "fp32_angle", "get_model", "numpy_dtype",
            "validate_positions"]
 

@@ -13,6 +13,7 @@ _PANELS = (  # (key in AuditResult.fine, title)
     ("max_phase_error", "max phase error (rad)"),
     ("amplitude_error", "amplitude error |hypot(cos, sin) - a|"),
     ("invariance_violation", "relative-invariance violation of scores"),
+    ("logit_error", "logit error |q_s.k_t - exact| (sampled keys t)"),
 )
 
 
@@ -44,15 +45,20 @@ def plot_audits(results: list[AuditResult], path, title: str | None = None) -> P
     path = Path(path)
     if not path.parent.exists():
         raise UsageError(f"cannot write plot {str(path)!r}: folder {str(path.parent)!r} does not exist")
-    figure, axes = pyplot.subplots(2, 2, figsize=(11, 7.5), sharex=True)
+    figure, axes = pyplot.subplots(2, 3, figsize=(15, 7.5), sharex=True)
+    axes.flat[-1].set_axis_off()
     for axis, (key, label) in zip(axes.flat, _PANELS):
         for result in results:
-            starts = result.fine.get("lo", [])
+            starts = result.fine.get("logit_positions" if key == "logit_error" else "lo", [])
             values = result.fine.get(key, [])
             points = [(max(x, 1), y) for x, y in zip(starts, values) if y and y > 0 and y != float("inf")]
             if points:
                 xs, ys = zip(*points)
                 axis.step(xs, ys, where="post", label=f"{result.impl} ({result.dtype})")
+        if key == "max_abs_error":
+            tolerance = results[0].tolerance
+            axis.axhline(tolerance, color="black", linestyle="--", linewidth=1,
+                         label=f"tolerance {tolerance:.3g}")
         axis.set_xscale("log")
         axis.set_yscale("log")
         low, high = axis.get_ylim()
@@ -61,8 +67,10 @@ def plot_audits(results: list[AuditResult], path, title: str | None = None) -> P
         axis.yaxis.set_minor_formatter(FormatStrFormatter("%.2g") if high < 10 * low else NullFormatter())
         axis.set_title(label, fontsize=10)
         axis.grid(True, which="major", alpha=0.3)
-    for axis in axes[1]:
+    for axis in axes[1][:2]:
         axis.set_xlabel("position")
+    axes[0][2].set_xlabel("position")
+    axes[0][2].xaxis.set_tick_params(labelbottom=True)
     handles, labels = axes.flat[0].get_legend_handles_labels()
     if handles:
         figure.legend(handles, labels, loc="lower center", ncol=min(len(labels), 4), fontsize=9)

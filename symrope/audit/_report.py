@@ -10,16 +10,29 @@ from symrope.audit._results import AuditResult
 from symrope.audit._reference import REFERENCE_TOLERANCE, Certificate
 
 #: Bumped whenever a key of the JSON document changes meaning or disappears.
-SCHEMA = "symrope.audit/1"
+SCHEMA = "symrope.audit/2"
 
 _COLUMNS = (  # (header, BandSummary attribute, format)
     ("max|err|", "max_abs_error", "{:.2e}"),
-    ("bits", "max_bits_error", "{:.1f}"),
+    ("bits", "correct_bits", "{:.1f}"),
     ("phase noise", "phase_noise", "{:.2e}"),
     ("freq drift", "frequency_drift", "{:.2e}"),
     ("amplitude", "amplitude_error", "{:.2e}"),
     ("invariance", "invariance_violation", "{:.2e}"),
     ("shift", "shift_violation", "{:.2e}"),
+    ("logit err", "logit_error", "{:.2e}"),
+)
+
+#: What each column of the band table is (printed under the table and in ``--help``).
+COLUMN_MEANINGS = (
+    ("max|err|", "largest |cos - exact| or |sin - exact| over every position and pair of the band"),
+    ("bits", "correct bits, -log2(max|err|): 8 is one bf16 step at 1"),
+    ("phase noise", "RMS phase error (rad) left after fitting a frequency error per pair"),
+    ("freq drift", "phase (rad) the fitted frequency error has accumulated by the band's end"),
+    ("amplitude", "largest ||(cos, sin)| - attention factor|"),
+    ("invariance", "largest |score(s, s+d) - exact score(d)| for d in the offsets, from the table"),
+    ("shift", "largest |logit(s, t) - logit(s+u, t+u)|, a window at 0 moved to the band's end"),
+    ("logit err", "largest |q_s.k_t - exact| of seeded q, k rotated by the implementation itself"),
 )
 
 
@@ -33,6 +46,7 @@ class AuditReport:
     config: dict
     compared: list[AuditResult] = field(default_factory=list)
     fix: AuditResult | None = None
+    fix_note: str | None = None   # why no fix is shown, when one exists but was not suggested
 
     # --- JSON -----------------------------------------------------------------------------------
     def to_json(self) -> dict:
@@ -61,6 +75,8 @@ class AuditReport:
             document["fix"] = dict(self.fix.to_dict(), improvement=improvement(self.primary, self.fix))
         else:
             document["fix"] = None
+        document["fix_note"] = self.fix_note
+        document["columns"] = dict(COLUMN_MEANINGS)
         document["versions"] = {"symrope": __version__, "python": platform.python_version(),
                                 "numpy": numpy.__version__, "mpmath": mpmath.__version__,
                                 "ml_dtypes": ml_dtypes.__version__}
@@ -77,17 +93,21 @@ class AuditReport:
         lines.append(f"positions 0..{primary.max_position}" if primary.positions == primary.max_position + 1
                      else f"{primary.positions} chosen positions up to {primary.max_position}")
         lines[-1] += f" x {len(primary.frequency_error_per_pair)} pairs"
+        lines.append(f"tolerance {primary.tolerance:.3g} absolute on cos/sin (the same for every "
+                     f"column; --tolerance)")
         lines.append(f"reference error <= {cert.max_error:.2e} (certified with mpmath.iv on {cert.points} "
                      f"points up to position {_power_of_two(cert.max_position)}; promised "
                      f"{REFERENCE_TOLERANCE:g})")
         if primary.amplitude != 1.0:
             lines.append(f"attention factor {primary.amplitude:.6g} (compared against factor x exact)")
-        lines += ["", *band_table(primary), ""]
+        lines += ["", *band_table(primary), *legend_lines(), ""]
         lines += summary_lines(primary)
         if primary.explanation:
             lines += textwrap.wrap("why: " + primary.explanation, 96, subsequent_indent="     ")
         if self.fix is not None:
             lines += ["", *fix_lines(primary, self.fix)]
+        elif self.fix_note:
+            lines += ["", *textwrap.wrap(self.fix_note, 96)]
         if self.compared:
             lines += ["", *comparison_table([primary, *self.compared])]
         return "\n".join(lines)
@@ -115,26 +135,49 @@ def band_table(result: AuditResult) -> list[str]:
     return _align(rows)
 
 
+def legend_lines() -> list[str]:
+    """One short line per column of the band table."""
+    return [f"  {name:<11} {meaning}" for name, meaning in COLUMN_MEANINGS]
+
+
 def summary_lines(result: AuditResult) -> list[str]:
     if result.frequency_error is None:
         frequency = "frequency error (fitted omega_eff/omega - 1): not resolved above the phase noise"
     else:
         frequency = f"frequency error (fitted omega_eff/omega - 1): {result.frequency_error:.2e} (largest pair)"
-    if result.safe_context_is_lower_bound:
-        safe = (f"safe context (|err| <= {result.tolerance:.3g}): at least {result.safe_context} "
-                f"positions (the tolerance holds at every audited position)")
-    else:
-        safe = (f"safe context (|err| <= {result.tolerance:.3g}): {result.safe_context} (the "
-                f"tolerance first fails at position {result.safe_context})")
-    if result.positions != result.max_position + 1:
-        safe += "; only the chosen positions were audited"
-    return [frequency, safe]
+    return [frequency, safe_context_line(result)]
+
+
+def safe_context_line(result: AuditResult) -> str:
+    """The safe context: positions 0..N-1 all audited and all within the tolerance."""
+    head = f"safe context (|err| <= {result.tolerance:.3g} at every position below it): "
+    failure = result.first_failure
+    if failure is not None and result.safe_context == failure:
+        return head + f"{result.safe_context} (the tolerance first fails at position {failure})"
+    if failure is None and result.positions == result.max_position + 1:
+        return head + (f"at least {result.safe_context} positions (the tolerance holds at every "
+                       f"audited position)")
+    # chosen positions: beyond the audited prefix nothing is known about the positions skipped
+    text = head + (f"at least {result.safe_context} (positions from {result.safe_context} on were "
+                   f"not all audited)")
+    if failure is not None:
+        text += f"; the tolerance fails at position {failure}, so it is below {failure}"
+    return text
+
+
+def fix_helps(before: AuditResult, after: AuditResult) -> bool:
+    """Whether the fix is worth suggesting: the tolerance failed, and the fix lengthens the safe
+    context or gains at least one correct bit (halves the worst error)."""
+    if before.first_failure is None:
+        return False
+    return (after.safe_context > before.safe_context
+            or after.worst("max_abs_error") <= before.worst("max_abs_error") / 2)
 
 
 def improvement(before: AuditResult, after: AuditResult) -> dict:
-    """Ratios ``before / after`` of the worst band values (larger is better)."""
+    """Ratios ``before / after`` of the worst band values (above 1: the fix is better)."""
     ratios = {}
-    for key in ("max_abs_error", "phase_noise", "invariance_violation", "max_bits_error"):
+    for key in ("max_abs_error", "phase_noise", "invariance_violation", "logit_error"):
         old, new = before.worst(key), after.worst(key)
         ratios[key] = {"before": old, "after": new,
                        "ratio": (old / new) if new and new == new and old == old else None}
@@ -145,11 +188,19 @@ def improvement(before: AuditResult, after: AuditResult) -> dict:
 def fix_lines(before: AuditResult, after: AuditResult) -> list[str]:
     change = improvement(before, after)
     lines = [f"suggested fix: {after.impl} ({after.dtype}) -- {after.summary}"]
+    if before.fix_target:
+        lines += textwrap.wrap(f"what to change: {before.fix_target}", 96, initial_indent="  ",
+                               subsequent_indent="    ")
     for key, label in (("max_abs_error", "max |err|"), ("phase_noise", "phase noise"),
-                       ("invariance_violation", "invariance violation")):
+                       ("invariance_violation", "invariance violation"),
+                       ("logit_error", "logit error")):
         entry = change[key]
-        ratio = f" ({entry['ratio']:.3g}x smaller)" if entry["ratio"] else ""
-        lines.append(f"  {label:<21} {entry['before']:.2e} -> {entry['after']:.2e}{ratio}")
+        if entry["before"] != entry["before"]:   # NaN: not measured
+            continue
+        ratio = entry["ratio"]
+        verdict = "" if not ratio else (f" ({ratio:.3g}x smaller)" if ratio > 1 else
+                                        " (unchanged)" if ratio == 1 else f" ({1 / ratio:.3g}x larger)")
+        lines.append(f"  {label:<21} {entry['before']:.2e} -> {entry['after']:.2e}{verdict}")
     lines.append(f"  {'safe context':<21} {before.safe_context} -> {after.safe_context}"
                  + (" (lower bound)" if after.safe_context_is_lower_bound else ""))
     return lines
@@ -158,6 +209,7 @@ def fix_lines(before: AuditResult, after: AuditResult) -> list[str]:
 def comparison_table(results: list[AuditResult]) -> list[str]:
     """Side by side: each implementation's max |err| per band, then the summary rows."""
     names = [f"{result.impl} ({result.dtype})" for result in results]
+    tolerance = results[0].tolerance
     rows = [["band (inclusive)", *names]]
     by_band = [{(band.lo, band.hi): band for band in result.bands} for result in results]
     for band in results[0].bands:
@@ -167,9 +219,11 @@ def comparison_table(results: list[AuditResult]) -> list[str]:
     rows.append(["worst phase noise", *(f"{r.worst('phase_noise'):.2e}" for r in results)])
     rows.append(["worst invariance", *(_cell(r.worst('invariance_violation'), "{:.2e}") for r in results)])
     rows.append(["frequency error", *(_cell(r.frequency_error, "{:.2e}") for r in results)])
+    rows.append(["worst logit error", *(_cell(r.worst('logit_error'), "{:.2e}") for r in results)])
     rows.append(["safe context", *((">=" if r.safe_context_is_lower_bound else "") + str(r.safe_context)
                                     for r in results)])
-    return ["side by side (max |err| per band):", *_align(rows)]
+    return [f"side by side (max |err| per band; safe context at tolerance {tolerance:.3g} for every "
+            f"column):", *_align(rows)]
 
 
 def _align(rows: list[list[str]]) -> list[str]:

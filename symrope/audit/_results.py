@@ -16,6 +16,11 @@ from symrope.schedules import RopeConfig, attention_factor, inv_freq
 
 _REFERENCE_PREC = 256
 
+#: The default absolute tolerance on cos/sin, the same for every dtype so that safe contexts of
+#: different dtypes compare: 2**-8 = 0.0039, the spacing of bf16 numbers in [0.5, 1) -- an
+#: error below it is invisible to a bf16 model, one above it moves attention logits visibly.
+DEFAULT_TOLERANCE = 2.0**-8
+
 
 @dataclass(frozen=True)
 class Implementation:
@@ -28,10 +33,14 @@ class Implementation:
     name: str
     table: Callable[..., Any]
     summary: str = ""
-    explanation: str = ""
+    explanation: str | Callable[[str], str] = ""   # a callable gets the audited dtype
     fix: str | None = None
     default_dtype: str = "fp32"
     user_supplied: bool = True
+    fix_target: str | None = None                  # the module and attribute a user changes
+    rotate: Callable[..., Any] | None = None       # the implementation's own apply, if it has one
+    pairing: str = "rotate_half"
+    scaled_table: bool = False                     # table divided by an exact scale (xpos)
 
 
 def as_implementation(target) -> Implementation:
@@ -42,15 +51,23 @@ def as_implementation(target) -> Implementation:
         target = get_model(target)
     if isinstance(target, ImplModel):
         return Implementation(name=target.name, table=target.table, summary=target.summary,
-                              explanation=target.explanation, fix=target.fix,
-                              default_dtype=target.default_dtype, user_supplied=False)
+                              explanation=target.explain, fix=target.fix,
+                              default_dtype=target.default_dtype, user_supplied=False,
+                              fix_target=target.fix_target)
     if not callable(getattr(target, "table", None)):
         raise UsageError(f"{target!r} is not an implementation (it has no table method)")
+    explanation = getattr(target, "explanation", "") or ""
+    rotate = getattr(target, "rotate", None)
     return Implementation(name=str(getattr(target, "name", repr(target))), table=target.table,
                           summary=str(getattr(target, "summary", "") or ""),
-                          explanation=str(getattr(target, "explanation", "") or ""),
+                          explanation=explanation if callable(explanation) else str(explanation),
                           fix=getattr(target, "fix", None),
-                          default_dtype=str(getattr(target, "default_dtype", None) or "fp32"))
+                          default_dtype=str(getattr(target, "default_dtype", None) or "fp32"),
+                          user_supplied=bool(getattr(target, "user_supplied", True)),
+                          fix_target=getattr(target, "fix_target", None),
+                          rotate=rotate if callable(rotate) else None,
+                          pairing=str(getattr(target, "pairing", None) or "rotate_half"),
+                          scaled_table=bool(getattr(target, "scaled_table", False)))
 
 
 @dataclass
@@ -59,17 +76,18 @@ class AuditOptions:
 
     ``max_position`` is inclusive (the default, ``2**20 - 1``, is the last position of a
     1M-token context). ``positions`` (sorted, unique) replaces ``0..max_position`` when given.
-    ``tolerance`` (absolute error in cos/sin) defaults to two ulps of 1.0 in the audited dtype.
+    ``tolerance`` (absolute error in cos/sin) defaults to :data:`DEFAULT_TOLERANCE` (2**-8) for
+    every dtype.
     """
 
     max_position: int = 2**20 - 1
     positions: np.ndarray | None = None
     dtype: str | None = None
-    tolerance: float | None = None
+    tolerance: float = DEFAULT_TOLERANCE
     seed: int = 0
     offsets: tuple[int, ...] = (1, 32, 1024)
     vectors: int = 4
-    shift_window: int = 32
+    logit_keys: int = 8        # key positions per band for the logit probe (``_logits.py``)
     chunk: int = 8192
     seq_len: int | None = None
     progress: bool | None = None
@@ -104,7 +122,7 @@ class BandSummary:
     hi: int
     positions: int
     max_abs_error: float
-    max_bits_error: float
+    correct_bits: float | None       # -log2(max_abs_error); None when the band is exact
     max_phase_error: float
     phase_noise: float
     frequency_drift: float
@@ -114,6 +132,7 @@ class BandSummary:
     nonfinite: int
     worst_pair: int
     dominant: str
+    logit_error: float | None = None   # max |logit - exact logit| of q, k rotated by the impl
 
 
 @dataclass
@@ -136,16 +155,20 @@ class AuditResult:
     frequency_error_stderr: list[float]
     safe_context: int
     safe_context_is_lower_bound: bool
+    first_failure: int | None        # the first audited position over the tolerance
     offsets: tuple[int, ...]
     seconds: float
     fine: dict[str, list] = field(default_factory=dict)
+    fix_target: str | None = None      # the module and attribute a user changes to fix it
+    logits: dict | None = None         # how the logit measurement was made (see _logits.py)
 
     def to_dict(self) -> dict:
         record = {key: getattr(self, key) for key in (
             "impl", "summary", "dtype", "config", "max_position", "positions", "tolerance",
             "amplitude", "frequency_error", "frequency_error_per_pair", "frequency_error_stderr",
             "safe_context",
-            "safe_context_is_lower_bound", "explanation", "fix", "seconds")}
+            "safe_context_is_lower_bound", "first_failure", "explanation", "fix", "fix_target",
+            "logits", "seconds")}
         record["offsets"] = list(self.offsets)
         record["bands"] = [dict(vars(band)) for band in self.bands]
         return record

@@ -1,0 +1,294 @@
+"""``symrope survey``: every installed real RoPE implementation x {bf16, fp16, fp32}, one table.
+
+Each row is one audit (``audit()``: the implementation's own code, the certified reference, the
+logit probe) on a *sample* of positions, so that ten implementations up to 1M positions take
+minutes: every position ``0..DENSE-1``, then in every later band of the audit (``[2^k, 2^(k+1))``)
+the last ``TAIL`` positions and ``PER_BAND`` seeded uniformly random ones. What sampling can
+miss: if a fraction ``f`` of a band's positions exceeds the tolerance, all ``n = PER_BAND``
+random samples miss them with probability ``(1 - f)^n <= exp(-n f)`` (for ``n = 4096``: under
+1.7% when ``f >= 0.1%``, under 1.3e-9 when ``f >= 0.5%``). The safe context of a sampled row is
+therefore given as a range: at least the dense prefix (or the exact first failure inside it),
+at most the first sampled failure.
+
+Rows run in a process pool (all cores; one implementation's three dtypes per task, so each
+library is imported once per task); the progress bar advances per finished row.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+
+import numpy as np
+
+from symrope._cliutil import ArgumentParser, dump_json
+from symrope.audit._models import MODELS
+from symrope.audit._real import EXTRA, REAL_IMPLS
+from symrope.audit._results import DEFAULT_TOLERANCE
+from symrope.errors import UsageError
+from symrope.schedules import RopeConfig
+
+DENSE = 8192
+PER_BAND = 4096
+TAIL = 256
+DTYPES = ("bf16", "fp16", "fp32")
+#: The real implementations surveyed by default: the HF class, as shipped and patched, and the rest.
+SURVEYED = ("hf-transformers", "hf-transformers+fix", *REAL_IMPLS)
+_EXPLAINING_MODELS = ("hf", "meta", "vllm", "llamacpp", "neox-fp16", "recurrence")
+_MARKS = (8191, 131071, 1048575)
+
+
+def sample_positions(max_position: int, seed: int = 0) -> np.ndarray:
+    """Every position below ``DENSE``; per later band its last ``TAIL`` and ``PER_BAND`` random ones.
+
+    Examples
+    ========
+    >>> positions = sample_positions(2**20 - 1)
+    >>> int(positions.size) < 60_000, int(positions[8191]), int(positions[-1])
+    (True, 8191, 1048575)
+    """
+    from symrope.audit._metrics import log_bands
+
+    rng = np.random.default_rng(seed)
+    pieces = [np.arange(min(DENSE, max_position + 1), dtype=np.int64)]
+    for lo, hi in log_bands(max_position):
+        if hi < DENSE:
+            continue
+        lo = max(lo, DENSE)
+        pieces.append(np.arange(max(lo, hi - TAIL + 1), hi + 1, dtype=np.int64))
+        pieces.append(rng.integers(lo, hi + 1, PER_BAND, dtype=np.int64))
+    return np.unique(np.concatenate(pieces))
+
+
+def _parser() -> ArgumentParser:
+    parser = ArgumentParser(
+        prog="symrope survey",
+        description="Audit every installed real RoPE implementation in bf16, fp16 and fp32 on one "
+                    "schedule and print one table: safe context, max |cos/sin error| up to 8K, 128K "
+                    "and 1M positions, the logit error, the dominant cause and the fix. Positions "
+                    f"are sampled: all below {DENSE}, then per band its last {TAIL} and {PER_BAND} "
+                    "seeded random ones.")
+    parser.add_argument("--max-position", type=int, default=2**20 - 1, metavar="N",
+                        help="last position surveyed (default 1048575)")
+    parser.add_argument("--head-dim", type=int, default=128, metavar="N", help="head dimension (128)")
+    parser.add_argument("--theta", type=float, default=500000.0, metavar="T",
+                        help="rope_theta (default 500000; plain RoPE, which every library expresses)")
+    parser.add_argument("--impls", metavar="A,B", help=f"comma-separated (default: {', '.join(SURVEYED)})")
+    parser.add_argument("--with-models", action="store_true",
+                        help=f"add the built-in explanatory models ({', '.join(_EXPLAINING_MODELS)})")
+    parser.add_argument("--tolerance", type=float, default=DEFAULT_TOLERANCE, metavar="T",
+                        help="absolute cos/sin error allowed inside the safe context (default 2^-8)")
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, metavar="N",
+                        help="processes (default: every core)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--json", action="store_true", help="print one JSON document instead of the table")
+    parser.add_argument("--plot", metavar="FILE", help="write one PNG: max |err| against position, every row")
+    return parser
+
+
+def _survey_impl(name: str, config: RopeConfig, positions: np.ndarray, tolerance: float,
+                 seed: int) -> list[dict]:
+    """One implementation's rows (runs in a worker process)."""
+    from symrope.audit._driver import audit
+    from symrope.audit._results import AuditOptions, exact_schedule
+
+    started = time.perf_counter()
+    try:
+        impl = _build(name, config)
+        if hasattr(impl, "prepare"):
+            impl.prepare(int(positions[-1]))
+    except UsageError as error:
+        return [{"impl": name, "dtype": dtype, "skipped": str(error)} for dtype in DTYPES]
+    schedule = exact_schedule(config)
+    rows = []
+    for dtype in DTYPES:
+        row_started = time.perf_counter()
+        options = AuditOptions(positions=positions, dtype=dtype, tolerance=tolerance, seed=seed,
+                               progress=False)
+        result = audit(impl, config, options, schedule)
+        rows.append(_row(result, positions, time.perf_counter() - row_started))
+        rows[-1]["asked_dtype"] = dtype
+    rows[0]["setup_seconds"] = round(time.perf_counter() - started - sum(r["seconds"] for r in rows), 2)
+    return rows
+
+
+def _build(name, config):
+    if name in ("hf-transformers", "hf-transformers+fix"):
+        from symrope.audit._hf import hf_transformers_impl
+
+        return hf_transformers_impl(dict(config.hf_dict(), model_type="llama"),
+                                    fixed=name.endswith("+fix"))
+    if name in REAL_IMPLS:
+        from symrope.audit._real import real_impl
+
+        return real_impl(name, config)
+    if name in MODELS:
+        return name
+    raise UsageError(f"unknown implementation {name!r} (one of: {', '.join((*SURVEYED, *MODELS))})")
+
+
+def _row(result, positions, seconds) -> dict:
+    dense = int(np.searchsorted(positions, DENSE))   # positions 0..dense-1 are all audited
+    failure = result.first_failure
+    if failure is None:
+        safe = {"at_least": int(result.max_position) + 1, "at_most": None}
+    elif failure < dense:
+        safe = {"at_least": failure, "at_most": failure}
+    else:
+        safe = {"at_least": dense, "at_most": failure}
+    at = {}
+    for mark in _MARKS:
+        inside = [band.max_abs_error for band in result.bands if band.lo <= mark]
+        at[str(mark + 1)] = max(inside) if inside and mark <= result.max_position else None
+    worst = max(result.bands, key=lambda band: band.max_abs_error)
+    return {"impl": result.impl, "dtype": result.dtype, "safe_context": safe,
+            "max_abs_error_up_to": at, "logit_error": result.worst("logit_error"),
+            "dominant": worst.dominant,
+            "fix": (None if failure is None else (result.fix_target or result.fix)),
+            "summary": result.summary, "seconds": round(seconds, 2),
+            "fine": {"lo": result.fine["lo"], "max_abs_error": result.fine["max_abs_error"]}}
+
+
+def survey(names, config: RopeConfig, max_position: int, tolerance: float = DEFAULT_TOLERANCE,
+           workers: int = 1, seed: int = 0, progress: bool = True) -> list[dict]:
+    """Rows of the survey (see the module docstring), in the order of ``names`` and DTYPES."""
+    from tqdm.auto import tqdm
+
+    positions = sample_positions(max_position, seed)
+    order = {name: i for i, name in enumerate(names)}
+    rows = []
+    with tqdm(total=len(names) * len(DTYPES), desc="survey", unit="row", file=sys.stderr,
+              disable=not progress) as bar:
+        if workers <= 1:
+            for name in names:
+                part = _survey_impl(name, config, positions, tolerance, seed)
+                rows += part
+                bar.update(len(part))
+        else:
+            with ProcessPoolExecutor(max_workers=workers) as pool:
+                futures = {pool.submit(_survey_impl, name, config, positions, tolerance, seed): name
+                           for name in sorted(names, key=_expected_cost, reverse=True)}
+                for future in as_completed(futures):
+                    part = future.result()
+                    rows += part
+                    bar.set_postfix_str(futures[future])
+                    bar.update(len(part))
+    rows.sort(key=lambda row: (order.get(row["impl"], len(order)),
+                               DTYPES.index(row.get("asked_dtype", row["dtype"]))))
+    return rows
+
+
+def _expected_cost(name: str) -> int:
+    return {"torchtune": 3, "keras-hub": 2, "hf-transformers": 2, "hf-transformers+fix": 2}.get(name, 1)
+
+
+def _format_safe(safe: dict) -> str:
+    if safe["at_most"] is None:
+        return f">= {safe['at_least']}"
+    if safe["at_least"] == safe["at_most"]:
+        return str(safe["at_least"])
+    return f"{safe['at_least']}..{safe['at_most']}"
+
+
+def table(rows, tolerance: float) -> list[str]:
+    """The terminal table."""
+    from symrope.audit._report import _align
+
+    header = ["impl", "dtype", "safe context", "max|err| <=8K", "<=128K", "<=1M", "logit err",
+              "dominant", "fix"]
+    lines = [header]
+    for row in rows:
+        if "skipped" in row:
+            lines.append([row["impl"], row["dtype"], "-", "-", "-", "-", "-", "not run", row["skipped"][:60]])
+            continue
+        marks = [row["max_abs_error_up_to"][str(m + 1)] for m in _MARKS]
+        fix = row["fix"] or "none needed"
+        dtype = row["dtype"] if row.get("asked_dtype", row["dtype"]) == row["dtype"] else \
+            f"{row['dtype']} ({row['asked_dtype']} asked)"
+        lines.append([row["impl"], dtype, _format_safe(row["safe_context"]),
+                      *("-" if v is None else f"{v:.2e}" for v in marks),
+                      "-" if row["logit_error"] != row["logit_error"] else f"{row['logit_error']:.2e}",
+                      row["dominant"], fix if len(fix) < 48 else fix.split(":")[0]])
+    return _align(lines)
+
+
+def main(argv: list[str]) -> int:
+    """Run ``symrope survey``; returns the exit code."""
+    args = _parser().parse_args(argv)
+    if args.max_position < 0 or args.max_position > 2**32:
+        raise UsageError(f"--max-position must be in 0..2^32, got {args.max_position}")
+    if not (args.tolerance > 0 and np.isfinite(args.tolerance)):
+        raise UsageError(f"--tolerance must be a positive number, got {args.tolerance!r}")
+    if args.workers < 1:
+        raise UsageError(f"--workers must be at least 1, got {args.workers}")
+    names = [n.strip() for n in args.impls.split(",")] if args.impls else list(SURVEYED)
+    if args.with_models:
+        names += [n for n in _EXPLAINING_MODELS if n not in names]
+    for name in names:
+        if name not in (*SURVEYED, *MODELS):
+            raise UsageError(f"unknown implementation {name!r} (one of: {', '.join((*SURVEYED, *MODELS))})")
+    config = RopeConfig.from_options(head_dim=args.head_dim, theta=args.theta)
+    started = time.perf_counter()
+    rows = survey(names, config, args.max_position, args.tolerance, args.workers, args.seed,
+                  progress=not args.json)
+    seconds = time.perf_counter() - started
+    positions = sample_positions(args.max_position, args.seed)
+    if args.plot:
+        _plot(rows, args.plot, args.tolerance, config)
+    if args.json:
+        dump_json({"schema": "symrope.survey/1", "config": config.describe(),
+                   "tolerance": args.tolerance, "max_position": args.max_position,
+                   "sampled_positions": int(positions.size),
+                   "sampling": {"dense_below": DENSE, "per_band_random": PER_BAND, "per_band_tail": TAIL},
+                   "seconds": round(seconds, 1), "workers": args.workers, "rows": rows})
+        return 0
+    print(f"symrope survey: {config.describe()}; tolerance {args.tolerance:.3g} on cos/sin; "
+          f"{positions.size} positions sampled up to {args.max_position} (all below {DENSE}, per "
+          f"band the last {TAIL} and {PER_BAND} random: a failing fraction f of a band is missed "
+          f"with probability <= exp(-{PER_BAND} f)); {seconds:.0f} s on {args.workers} processes")
+    print("\n".join(table(rows, args.tolerance)))
+    skipped = [row for row in rows if "skipped" in row]
+    if skipped:
+        print(f"not run: install '{EXTRA}' for the missing libraries")
+    return 0
+
+
+def _plot(rows, path, tolerance, config):
+    from pathlib import Path
+
+    try:
+        import matplotlib
+    except ImportError:
+        raise UsageError("--plot needs matplotlib: pip install 'symrope[plot]'") from None
+    matplotlib.use("Agg", force=True)
+    from matplotlib import pyplot
+
+    path = Path(path)
+    if not path.parent.exists():
+        raise UsageError(f"cannot write plot {str(path)!r}: folder {str(path.parent)!r} does not exist")
+    figure, axis = pyplot.subplots(figsize=(11, 6.5))
+    styles = {"bf16": "-", "fp16": "--", "fp32": ":"}
+    colours = {}
+    for row in rows:
+        if "skipped" in row:
+            continue
+        colour = colours.setdefault(row["impl"], f"C{len(colours) % 10}")
+        points = [(max(x, 1), y) for x, y in zip(row["fine"]["lo"], row["fine"]["max_abs_error"])
+                  if y and y > 0 and y != float("inf")]
+        if points:
+            xs, ys = zip(*points)
+            axis.step(xs, ys, where="post", color=colour, linestyle=styles.get(row["dtype"], "-"),
+                      label=f"{row['impl']} ({row['dtype']})")
+    axis.axhline(tolerance, color="black", linewidth=1, label=f"tolerance {tolerance:.3g}")
+    axis.set_xscale("log")
+    axis.set_yscale("log")
+    axis.set_xlabel("position (sampled)")
+    axis.set_ylabel("max |cos/sin - exact|")
+    axis.set_title(f"symrope survey: {config.describe()}", fontsize=9)
+    axis.grid(True, alpha=0.3)
+    axis.legend(fontsize=7, ncol=3, loc="upper left")
+    figure.tight_layout()
+    figure.savefig(path, dpi=110)
+    pyplot.close(figure)
