@@ -20,6 +20,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "check": ("symrope.checker._cli", "main", "check an encoding against the four assumptions"),
     "latex": ("symrope.latex._cli", "main", "render proofs as LaTeX derivations"),
     "audit": ("symrope.audit._cli", "main", "audit a float RoPE implementation's precision"),
+    "survey": ("symrope.audit._survey", "main",
+               "audit every installed real RoPE library in bf16/fp16/fp32"),
     "export": ("symrope.kernel._cli", "export_main", "export checked steps as Coq lemmas"),
 }
 
