@@ -387,9 +387,19 @@ def _explicit_entries(lhs, rhs) -> list[_Entry]:
     return [_Entry((i, j), left[i, j], right[i, j]) for i in range(rows) for j in range(cols)]
 
 
+def _sample(run: _Run, *exprs, attempt: int = 0) -> dict | None:
+    """An exact point for ``exprs``, or None where no exact value meets some symbol's assumptions
+    (then nothing can be refuted or cross-checked by sampling, but a proof is still a proof)."""
+    try:
+        return sample_point(run.rng, *exprs, attempt=attempt)
+    except Unsampleable:
+        return None
+
+
 def _probe(run: _Run, entry: _Entry, points: int) -> Verdict | None:
     for attempt in range(points):
-        point = _within_hypotheses(run, sample_point(run.rng, entry.lhs, entry.rhs, attempt=attempt))
+        point = _sample(run, entry.lhs, entry.rhs, attempt=attempt)
+        point = None if point is None else _within_hypotheses(run, point)
         if point is None:
             continue
         try:
@@ -408,7 +418,7 @@ def _probe(run: _Run, entry: _Entry, points: int) -> Verdict | None:
 
 def _complete_point(run: _Run, point: dict) -> dict:
     """Give every free symbol of the whole claim a value, so the counterexample is complete."""
-    missing = sample_point(run.rng, run.lhs, run.rhs)
+    missing = _sample(run, run.lhs, run.rhs) or {}
     missing = {k: v for k, v in missing.items() if k not in point}
     completed = _within_hypotheses(run, {**point, **missing}) if missing else point
     if completed is None:  # the extra values broke a hypothesis: keep the values that held
@@ -439,7 +449,10 @@ def _within_hypotheses(run: _Run, point: dict) -> dict | None:
         return point
     point = dict(point)
     for a, b in run.hypotheses:
-        point.update({k: v for k, v in sample_point(run.rng, a, b).items() if k not in point})
+        extra = _sample(run, a, b)
+        if extra is None:
+            return None
+        point.update({k: v for k, v in extra.items() if k not in point})
         solved = _solved_symbol(a)
         if solved is not None and not (b.free_symbols & {solved[0]}):
             symbol, how = solved
@@ -488,7 +501,9 @@ def _cross_check(run: _Run, entries: list[_Entry]) -> int:
     sample = run.rng.sample(entries, min(len(entries), _CROSS_CHECK_ENTRIES))
     for entry in sample:
         for attempt in range(_CROSS_CHECK_POINTS):
-            point = sample_point(run.rng, entry.lhs, entry.rhs, attempt=attempt + 10)
+            point = _sample(run, entry.lhs, entry.rhs, attempt=attempt + 10)
+            if point is None:
+                continue
             try:
                 (evaluation,) = evaluate(entry.lhs, entry.rhs, point)
             except (ZeroDivisionError, ValueError, TypeError):
@@ -507,7 +522,8 @@ def _decide_matrix_algebra(run: _Run, clock) -> Verdict:
     """Claims about symbolic (noncommutative) matrices: matrix algebra, random integer matrices."""
     difference = run.lhs - run.rhs
     for attempt in range(_FALLBACK_PROBE_POINTS):
-        point = _within_hypotheses(run, sample_point(run.rng, run.lhs, run.rhs, attempt=attempt))
+        point = _sample(run, run.lhs, run.rhs, attempt=attempt)
+        point = None if point is None else _within_hypotheses(run, point)
         if point is None:
             continue
         try:
@@ -529,7 +545,9 @@ def _decide_matrix_algebra(run: _Run, clock) -> Verdict:
                               "random matrices satisfying the hypotheses refuted it")
     checks = 0
     for attempt in range(_CROSS_CHECK_POINTS):
-        point = sample_point(run.rng, run.lhs, run.rhs, attempt=attempt + 10)
+        point = _sample(run, run.lhs, run.rhs, attempt=attempt + 10)
+        if point is None:
+            continue
         try:
             evaluations = evaluate(run.lhs, run.rhs, point)
         except (ZeroDivisionError, ValueError, TypeError):
