@@ -10,6 +10,8 @@ from __future__ import annotations
 import mpmath
 import sympy as sp
 
+from tests.matrix_helpers import explicit_matrix
+
 CHECK_DIGITS = 120
 
 
@@ -19,18 +21,58 @@ def _exact(expr):
         return sp.sympify(expr)
     mapping = {}
     for number in expr.atoms(sp.Float):
-        mantissa, exponent = mpmath.mpf(number._mpf_).man_exp
-        mapping[number] = sp.Integer(int(mantissa)) * sp.Rational(2) ** int(exponent)
+        value = mpmath.mpf(number._mpf_)
+        mantissa, exponent = value.man_exp  # the mantissa is unsigned
+        magnitude = sp.Integer(int(mantissa)) * sp.Rational(2) ** int(exponent)
+        mapping[number] = -magnitude if value < 0 else magnitude
     return expr.xreplace(mapping) if mapping else expr
 
 
-def _entries(value) -> list:
-    if isinstance(value, sp.MatrixExpr):
-        value = value.doit()
-        value = value.as_explicit() if isinstance(value, sp.MatrixExpr) else value
+def _number(value, digits: int):
+    with mpmath.workdps(digits):
+        value = sp.sympify(value)
+        if value.free_symbols:
+            raise AssertionError(f"the counterexample leaves {value.free_symbols} free")
+        return mpmath.mpmathify(sp.lambdify([], value, modules="mpmath")())
+
+
+def _numeric(value, digits: int):
+    """``value`` (scalar, explicit, block or product matrix, all numbers) as mpmath numbers.
+
+    Products are multiplied out numerically: SymPy's own ``as_explicit`` of a product of
+    block matrices goes through symbolic sums and takes minutes.
+    """
     if isinstance(value, sp.MatrixBase):
-        return list(value)
-    return [value]
+        rows, cols = value.shape
+        return mpmath.matrix([[_number(value[i, j], digits) for j in range(cols)]
+                              for i in range(rows)])
+    if isinstance(value, sp.BlockDiagMatrix):
+        blocks = [_numeric(sp.ImmutableMatrix(b), digits) for b in value.diag]
+        size = sum(b.rows for b in blocks)
+        with mpmath.workdps(digits):
+            out = mpmath.zeros(size, size)
+            offset = 0
+            for b in blocks:
+                for i in range(b.rows):
+                    for j in range(b.cols):
+                        out[offset + i, offset + j] = b[i, j]
+                offset += b.rows
+        return out
+    if isinstance(value, (sp.MatMul, sp.MatAdd)):
+        parts = [_numeric(arg, digits) for arg in value.args]
+        with mpmath.workdps(digits):
+            result = parts[0]
+            for part in parts[1:]:
+                result = result * part if isinstance(value, sp.MatMul) else result + part
+        return result
+    if isinstance(value, sp.Transpose):
+        return _numeric(value.arg, digits).T
+    if isinstance(value, sp.Inverse):
+        with mpmath.workdps(digits):
+            return mpmath.inverse(_numeric(value.arg, digits))
+    if isinstance(value, sp.MatrixExpr):
+        return _numeric(sp.ImmutableMatrix(explicit_matrix(value)), digits)
+    return _number(value, digits)
 
 
 def _at(expr, point):
@@ -39,25 +81,24 @@ def _at(expr, point):
     value = _exact(sp.sympify(expr) if not isinstance(expr, sp.MatrixBase) else expr)
     if matrices:
         value = value.xreplace(matrices)
-    return _entries(value.xreplace(scalars) if scalars else value)
+    return value.xreplace(scalars) if scalars else value
 
 
-def _mpmath_value(number, digits: int):
-    with mpmath.workdps(digits):
-        return mpmath.mpmathify(sp.lambdify([], number, modules="mpmath")())
+def _flat(value) -> list:
+    if isinstance(value, mpmath.matrix):
+        return [value[i, j] for i in range(value.rows) for j in range(value.cols)]
+    return [value]
 
 
 def independent_differences(lhs, rhs, point) -> list:
     """|lhs - rhs| entry by entry at ``point``: (value at 120 digits, value at 240 digits)."""
-    out = []
-    for left, right in zip(_at(lhs, point), _at(rhs, point)):
-        difference = sp.sympify(left - right)
-        if difference.free_symbols:
-            raise AssertionError(f"the counterexample leaves {difference.free_symbols} free")
-        low = abs(_mpmath_value(difference, CHECK_DIGITS))
-        high = abs(_mpmath_value(difference, 2 * CHECK_DIGITS))
-        out.append((low, high))
-    return out
+    left, right = _at(lhs, point), _at(rhs, point)
+    values = []
+    for digits in (CHECK_DIGITS, 2 * CHECK_DIGITS):
+        with mpmath.workdps(digits):
+            values.append([abs(a - b) for a, b in zip(_flat(_numeric(left, digits)),
+                                                      _flat(_numeric(right, digits)))])
+    return list(zip(*values))
 
 
 def refutes(lhs, rhs, point) -> bool:
