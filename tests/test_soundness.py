@@ -202,3 +202,16 @@ def test_check_of_a_float_rotation_never_crashes(tmp_path):
         assert "Traceback" not in run.stdout + run.stderr, run.stderr
         assert run.returncode == 0, run.stdout + run.stderr
         assert "translation invariance    proved" in run.stdout
+
+
+def test_the_checker_reads_an_encodings_floats_before_multiplying_them():
+    """0.1 * 10 rounds to 1.0 in doubles, but the binary 0.1 times 10 is not 1: F^T G != I.
+    The check multiplies F^T G only after reading the Floats exactly, so it says so."""
+    scaled = Encoding.from_matrices("scaled", lambda p: 0.1 * rotation(p),
+                                    lambda p: 10 * rotation(p))
+    report = check(scaled, budget=60)
+    assert report.assumptions["identity_at_zero"].verdict == "refuted"
+    assert report.assumptions["translation_invariance"].verdict == "proved"
+    exact = Encoding.from_matrices("exact", lambda p: 0.5 * rotation(p),
+                                   lambda p: 2 * rotation(p))
+    assert check(exact, budget=60).verdicts()["identity_at_zero"] == "proved"

@@ -14,6 +14,7 @@ import time
 import sympy as sp
 
 from symrope.engine import PROVED, REFUTED, UNDECIDED, BudgetExhausted, deadline, verify
+from symrope.engine._exact import read_floats_exactly
 from symrope.errors import InternalError, UsageError
 from symrope.checker._claims import Clock, decide, methods
 from symrope.checker._continuity import continuity_obstacle, find_discontinuity
@@ -140,6 +141,11 @@ class _Run:
         self.F = self.G = self.blocks = None
 
     # ---------------------------------------------------------------- helpers
+    def _encode(self, role, x, position) -> sp.ImmutableMatrix:
+        """The user's vector with its Floats read exactly *before* the check multiplies it out:
+        a product of Floats (F^T G, the score) would otherwise round before ``verify`` sees it."""
+        return read_floats_exactly(self.encoding.encode(role, x, position))[0]
+
     def _verify(self, lhs, rhs, expand: bool = False):
         return decide(lhs, rhs, self.clock, expand)
 
@@ -148,8 +154,8 @@ class _Run:
         return sp.ImmutableMatrix(matrix.xreplace(mapping))
 
     def _score(self, x, s, y, t):
-        q = self.encoding.encode("query", x, s)
-        k = self.encoding.encode("key", y, t)
+        q = self._encode("query", x, s)
+        k = self._encode("key", y, t)
         return sp.expand((q.T * k)[0, 0]) if self.encoding.dim <= 16 else (q.T * k)[0, 0]
 
     def _offset(self):
@@ -177,7 +183,7 @@ class _Run:
         start = time.monotonic()
         verdicts, matrices = [], {}
         for role, name in (("query", "F"), ("key", "G")):
-            vector = self.encoding.encode(role, self.x, self.p)
+            vector = self._encode(role, self.x, self.p)
             J = jacobian(vector, self.x)
             if set(J.free_symbols) & set(self.x):
                 matrices = None
@@ -204,9 +210,9 @@ class _Run:
         a, b = sp.Dummy("a", real=True), sp.Dummy("b", real=True)
         undecided = None
         for role in ("query", "key"):
-            combined = self.encoding.encode(role, a * self.x + b * self.y, self.p)
-            separate = a * self.encoding.encode(role, self.x, self.p) + \
-                b * self.encoding.encode(role, self.y, self.p)
+            combined = self._encode(role, a * self.x + b * self.y, self.p)
+            separate = a * self._encode(role, self.x, self.p) + \
+                b * self._encode(role, self.y, self.p)
             verdict = self._verify(combined, sp.ImmutableMatrix(separate))
             verdicts.append(verdict)
             if verdict.refuted:
