@@ -183,7 +183,8 @@ def branch_cuts(rng) -> Claim:
         return Claim(sp.sqrt(u * v), sp.sqrt(u) * sp.sqrt(v), False, "sqrt_product_real")
     if kind == 5:
         return Claim(sp.atan2(v, u), sp.atan(v / u), False, "atan2_real")
-    if kind == 6:
+    if kind == 6:  # exp(Float + x) is evaluated as Float * exp(x) on construction: no Float offset
+        A = _linear(rng, u, offset="rational")
         return Claim(sp.log(sp.exp(A)), _exact(A), True, "log_exp_real")
     if kind == 7:
         return Claim(sp.log(q * sp.Rational(5, 2)), sp.log(q) + sp.log(sp.Rational(5, 2)), True,
