@@ -225,11 +225,22 @@ class Evaluation:
             self.low <= self.scale * mpmath.mpf(10) ** (-(self.digits - 5))
 
 
+def _gaussian_rational(e) -> bool:
+    """``e`` is built from rationals and ``I`` by sums, products and integer powers."""
+    if e.is_Rational or e is sp.I:
+        return True
+    if e.is_Add or e.is_Mul:
+        return all(_gaussian_rational(a) for a in e.args)
+    if e.is_Pow:
+        return e.exp.is_Integer and _gaussian_rational(e.base)
+    return False
+
+
 def _exact_nonzero(difference) -> bool:
     """The difference is a nonzero (Gaussian) rational: nothing was rounded."""
     if difference.is_Rational:
         return difference != 0
-    if not all(a.is_Rational or a is sp.I for a in difference.atoms()):
+    if not _gaussian_rational(difference):
         return False
     real, imaginary = difference.as_real_imag()
     return bool(real.is_Rational and imaginary.is_Rational and (real != 0 or imaginary != 0))
