@@ -14,13 +14,14 @@ import time
 import sympy as sp
 
 from symrope.engine import PROVED, REFUTED, UNDECIDED, BudgetExhausted, deadline, verify
+from symrope.engine._exact import read_floats_exactly
 from symrope.errors import InternalError, UsageError
 from symrope.checker._claims import Clock, decide, methods
 from symrope.checker._continuity import continuity_obstacle, find_discontinuity
 from symrope.checker._encoding import Encoding
 from symrope.checker._report import AssumptionResult, CheckReport, show
 from symrope.checker._generator import generator
-from symrope.checker._structure import block_claim, block_partition, content_vector, jacobian
+from symrope.checker._structure import block_claim, block_partition, jacobian
 
 __all__ = ["check"]
 
@@ -107,6 +108,19 @@ def _bounded(decide, clock) -> AssumptionResult:
                                 seconds=time.monotonic() - start)
 
 
+def _internal_vector(stem: str, dim: int) -> sp.ImmutableMatrix:
+    """Content symbols of the check's own making: Dummies, so no symbol of the user's
+    encoding (a parameter called ``x0``, say) can be mistaken for one."""
+    return sp.ImmutableMatrix([sp.Dummy(f"{stem}{k}", real=True) for k in range(dim)])
+
+
+def _internal_position(stem: str, count: int):
+    """Position symbols as Dummies (a user's parameter named ``s`` or ``p`` stays itself)."""
+    if count == 1:
+        return sp.Dummy(stem, real=True)
+    return tuple(sp.Dummy(f"{stem}{k}", real=True) for k in range(count))
+
+
 def _axes(position) -> tuple:
     return position if isinstance(position, tuple) else (position,)
 
@@ -121,11 +135,17 @@ class _Run:
     def __init__(self, encoding: Encoding, clock: Clock):
         self.encoding, self.clock = encoding, clock
         dim = encoding.dim
-        self.x, self.y = content_vector("x", dim), content_vector("y", dim)
-        self.p, self.s, self.t = (encoding.positions(n) for n in ("p", "s", "t"))
+        self.x, self.y = _internal_vector("x", dim), _internal_vector("y", dim)
+        self.p, self.s, self.t = (_internal_position(n, encoding.position_dims)
+                                  for n in ("p", "s", "t"))
         self.F = self.G = self.blocks = None
 
     # ---------------------------------------------------------------- helpers
+    def _encode(self, role, x, position) -> sp.ImmutableMatrix:
+        """The user's vector with its Floats read exactly *before* the check multiplies it out:
+        a product of Floats (F^T G, the score) would otherwise round before ``verify`` sees it."""
+        return read_floats_exactly(self.encoding.encode(role, x, position))[0]
+
     def _verify(self, lhs, rhs, expand: bool = False):
         return decide(lhs, rhs, self.clock, expand)
 
@@ -134,8 +154,8 @@ class _Run:
         return sp.ImmutableMatrix(matrix.xreplace(mapping))
 
     def _score(self, x, s, y, t):
-        q = self.encoding.encode("query", x, s)
-        k = self.encoding.encode("key", y, t)
+        q = self._encode("query", x, s)
+        k = self._encode("key", y, t)
         return sp.expand((q.T * k)[0, 0]) if self.encoding.dim <= 16 else (q.T * k)[0, 0]
 
     def _offset(self):
@@ -163,7 +183,7 @@ class _Run:
         start = time.monotonic()
         verdicts, matrices = [], {}
         for role, name in (("query", "F"), ("key", "G")):
-            vector = self.encoding.encode(role, self.x, self.p)
+            vector = self._encode(role, self.x, self.p)
             J = jacobian(vector, self.x)
             if set(J.free_symbols) & set(self.x):
                 matrices = None
@@ -187,12 +207,12 @@ class _Run:
         return self._linearity_claim(start, verdicts)
 
     def _linearity_claim(self, start, verdicts) -> AssumptionResult:
-        a, b = sp.symbols("a b", real=True)
+        a, b = sp.Dummy("a", real=True), sp.Dummy("b", real=True)
         undecided = None
         for role in ("query", "key"):
-            combined = self.encoding.encode(role, a * self.x + b * self.y, self.p)
-            separate = a * self.encoding.encode(role, self.x, self.p) + \
-                b * self.encoding.encode(role, self.y, self.p)
+            combined = self._encode(role, a * self.x + b * self.y, self.p)
+            separate = a * self._encode(role, self.x, self.p) + \
+                b * self._encode(role, self.y, self.p)
             verdict = self._verify(combined, sp.ImmutableMatrix(separate))
             verdicts.append(verdict)
             if verdict.refuted:
@@ -315,14 +335,15 @@ class _Run:
             if finding is not None:
                 role = "query" if name == "F" else "key"
                 summary = (f"{name}(p)[{i}, {j}] ({role}) has a {finding.kind} at "
-                           + ", ".join(f"{k} = {show(v)}" for k, v in finding.position.items())
+                           + ", ".join(f"{_name(k)} = {show(v)}"
+                                       for k, v in finding.position.items())
                            + f": limit from below {show(finding.left)}, from above "
                            f"{show(finding.right)}, value "
                            f"{'undefined' if finding.value is None else show(finding.value)}")
                 return AssumptionResult(
                     "continuity", REFUTED, f"{name}(p) is not continuous in the position",
                     {"summary": summary, "matrix": name, "entry": [i, j], "kind": finding.kind,
-                     "position": {str(k): show(v) for k, v in finding.position.items()},
+                     "position": {_name(k): show(v) for k, v in finding.position.items()},
                      "left_limit": show(finding.left), "right_limit": show(finding.right),
                      "value": None if finding.value is None else show(finding.value)},
                     seconds=time.monotonic() - start)
@@ -398,14 +419,15 @@ class _Run:
                                          budget=self.clock.left())
             if finding is not None:
                 summary = ("the score has a " + finding.kind + " at "
-                           + ", ".join(f"{k} = {show(v)}" for k, v in finding.position.items())
+                           + ", ".join(f"{_name(k)} = {show(v)}"
+                                       for k, v in finding.position.items())
                            + f" for x = {_vector(contents[0])}, y = {_vector(contents[1])}: "
                            f"limit from below {show(finding.left)}, from above "
                            f"{show(finding.right)}")
                 return AssumptionResult(
                     "continuity", REFUTED, "the score is not continuous in the positions",
                     {"summary": summary, "kind": finding.kind,
-                     "position": {str(k): show(v) for k, v in finding.position.items()},
+                     "position": {_name(k): show(v) for k, v in finding.position.items()},
                      "x": [show(v) for v in contents[0]], "y": [show(v) for v in contents[1]],
                      "left_limit": show(finding.left), "right_limit": show(finding.right)},
                     seconds=time.monotonic() - start)
@@ -422,11 +444,29 @@ def _proved_evidence(verdict, text: str) -> str:
     return text
 
 
+def _name(symbol) -> str:
+    """A symbol's name as the user reads it (a Dummy prints with a leading underscore)."""
+    return symbol.name if isinstance(symbol, sp.Symbol) else str(symbol)
+
+
+_PARAMETER_CANDIDATES = (sp.Rational(3, 2), sp.Integer(2), sp.Rational(-3, 2), sp.Integer(-2),
+                         sp.Integer(1), sp.Integer(0), sp.Rational(1, 2) + sp.I)
+
+
 def _parameter_values(expr, positions) -> dict:
-    """Exact values for the encoding's own symbols (a symbolic theta), respecting assumptions."""
+    """Exact values for the encoding's own symbols (a symbolic theta), respecting assumptions.
+
+    A value that breaks a parameter's assumptions (3/2 for a negative one) would make any
+    discontinuity found there a statement about another encoding; such a parameter stays
+    symbolic instead.
+    """
     values = {}
     for symbol in getattr(expr, "free_symbols", set()) - set(positions):
-        values[symbol] = sp.Integer(2) if symbol.is_integer else sp.Rational(3, 2)
+        for value in _PARAMETER_CANDIDATES:
+            if all(getattr(value, f"is_{fact}", None) == expected
+                   for fact, expected in symbol.assumptions0.items() if fact != "commutative"):
+                values[symbol] = value
+                break
     return values
 
 

@@ -13,6 +13,7 @@ import time
 import sympy as sp
 
 from symrope.engine import PROVED, REFUTED, UNDECIDED, Verdict, verify
+from symrope.engine._exact import read_floats_exactly
 from symrope.errors import UsageError
 from symrope.checker._continuity import continuity_obstacle
 from symrope.checker._structure import block_claim
@@ -39,8 +40,8 @@ class Clock:
 def decide(lhs, rhs, clock: Clock, expand: bool = False) -> Verdict:
     """``symrope.verify(lhs, rhs)`` within the check's budget (see the module docstring)."""
     # Not for trigonometric claims: expanding there splits the engine's constant templates.
-    if expand:
-        lhs, rhs = _expanded(lhs), _expanded(rhs)
+    if expand:  # Floats read exactly first: expanding multiplies them, and that rounds
+        lhs, rhs = _expanded(read_floats_exactly(lhs)[0]), _expanded(read_floats_exactly(rhs)[0])
     try:
         verdict = verify(lhs, rhs, budget=clock.left())
     except UsageError as error:  # a dense block above the engine's explicit-size limit

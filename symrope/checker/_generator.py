@@ -27,7 +27,8 @@ def _pack(symbols: tuple, template):
 def generator(run):
     """Generators, the check of ``H(d) = e^{dX}``, skewness, commutation, classification."""
     axes_p = _axes(run.p)
-    offsets = tuple(sp.Symbol(f"d{k}" if len(axes_p) > 1 else "d", real=True)
+    # Dummies: an encoding's own parameter named d must not be taken for the offset.
+    offsets = tuple(sp.Dummy(f"d{k}" if len(axes_p) > 1 else "d", real=True)
                     for k in range(len(axes_p)))
     offset = _pack(offsets, run.p)
     zero = _pack(tuple(sp.Integer(0) for _ in axes_p), run.p)
@@ -41,7 +42,7 @@ def generator(run):
                         block_claim([x_b * h for x_b, h in zip(Xk, H)]), expand=True)
            for d, Xk in zip(offsets, X)]
     status = combine(ode)
-    names = [str(a) for a in axes_p]
+    names = [a.name for a in axes_p]
     result = {
         "axes": [{"axis": name, "blocks": [{"indices": list(g), "matrix": show(x_b)}
                                            for g, x_b in zip(run.blocks.groups, Xk)]}

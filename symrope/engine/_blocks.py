@@ -7,6 +7,12 @@ and blocks whose descriptions agree up to their constants share a *key*. For a g
 blocks the description is instantiated once with symbolic constants and proved; a proof for
 symbolic constants holds for every block of the group. Only groups whose template cannot be
 proved are decided block by block. Nothing of size d x d is ever built.
+
+Keys only *group*; they are not the argument. The template's constants are ``Dummy`` symbols
+(which no user symbol can equal, whatever its name), and a block or entry counts as proved by
+its group's template only when the template, instantiated with that member's own constants, is
+structurally identical to the member (:func:`is_instance`); any other member is decided on its
+own.
 """
 
 from __future__ import annotations
@@ -14,7 +20,8 @@ from __future__ import annotations
 import sympy as sp
 
 __all__ = ["BlockClaim", "block_claims", "claim_key", "expression_key", "evaluate",
-           "with_symbolic_constants", "abstract_constants", "is_constant"]
+           "with_symbolic_constants", "abstract_constants", "is_constant", "template_of",
+           "is_instance"]
 
 LEAF, MUL, ADD, TRANSPOSE, INVERSE = "leaf", "mul", "add", "T", "inv"
 
@@ -142,6 +149,20 @@ def keeps_concrete(e) -> bool:
     return e.is_Atom and not (e.is_Rational and not e.is_Integer)
 
 
+def _atom_key(e) -> str:
+    """An exact, unambiguous name for an atom: no two different atoms share one.
+
+    ``str`` is not enough: it prints Floats to 15 digits (0.5 and 0.5 + 2**-53 would agree) and
+    a ``Dummy`` like a ``Symbol`` of the same name.
+    """
+    if e.is_Symbol:
+        index = f"#{e.dummy_index}" if isinstance(e, sp.Dummy) else ""
+        return f"{type(e).__name__}[{e.name}{index}{sorted(e.assumptions0.items())}]"
+    if isinstance(e, sp.Float):
+        return f"Float[{e._mpf_}]"
+    return sp.srepr(e)
+
+
 class _Keyer:
     """Serialises expressions with constants in numbered slots (see :func:`claim_key`)."""
 
@@ -163,15 +184,14 @@ class _Keyer:
         elif is_constant(e, self.memo) and not keeps_concrete(e):
             self.slot(e)
         elif e.is_Atom:
-            facts = sorted(e.assumptions0.items()) if e.is_Symbol else ""
-            self.out.append(f"{type(e).__name__}[{e}{facts}]")
+            self.out.append(_atom_key(e))
         else:
             self.out.append(f"{type(e).__name__}(")
             fixed = [a for a in e.args if is_constant(a, self.memo)] if (e.is_Mul or e.is_Add) else []
             if len(fixed) > 1:
                 combined = e.func(*fixed)
                 if keeps_concrete(combined):
-                    self.out.append(f"{type(combined).__name__}[{combined}]")
+                    self.out.append(_atom_key(combined))
                 else:
                     self.slot(combined)
                 for a in e.args:
@@ -221,7 +241,11 @@ def expression_key(expr, memo: dict, facts: dict) -> tuple[str, int]:
 
 
 class _Abstractor:
-    """Replaces constants by symbols carrying their sign facts (see :func:`with_symbolic_constants`)."""
+    """Replaces constants by ``Dummy`` symbols carrying their sign facts, in traversal order.
+
+    ``symbols`` maps each constant to its Dummy in the order first met, so two trees of the
+    same shape list their constants in corresponding order (see :func:`is_instance`).
+    """
 
     def __init__(self, memo: dict):
         self.memo, self.symbols = memo, {}
@@ -230,8 +254,9 @@ class _Abstractor:
         if constant not in self.symbols:
             facts = {"positive": constant.is_positive is True,
                      "real": constant.is_extended_real is True and constant.is_finite is not False}
-            self.symbols[constant] = sp.Symbol(f"c_{len(self.symbols)}",
-                                               **{k: True for k, v in facts.items() if v})
+            # A Dummy, never a Symbol: a user's own c_0 must not be taken for a template slot.
+            self.symbols[constant] = sp.Dummy(f"c_{len(self.symbols)}",
+                                              **{k: True for k, v in facts.items() if v})
         return self.symbols[constant]
 
     def expression(self, e):
@@ -273,3 +298,76 @@ def with_symbolic_constants(claim: BlockClaim, memo: dict) -> BlockClaim:
 def abstract_constants(expr, memo: dict | None = None):
     """``expr`` with constants replaced by symbols: the template shared by one :func:`expression_key`."""
     return _Abstractor({} if memo is None else memo).expression(expr)
+
+
+def _abstract(thing, memo: dict):
+    abstractor = _Abstractor(memo)
+    if isinstance(thing, BlockClaim):
+        abstracted = BlockClaim(thing.index, abstractor.description(thing.lhs),
+                                abstractor.description(thing.rhs))
+    else:
+        abstracted = abstractor.expression(thing)
+    return abstracted, abstractor.symbols
+
+
+def template_of(thing, memo: dict):
+    """``(template, slots)``: ``thing`` (an expression or a BlockClaim) with Dummy constants.
+
+    ``slots`` lists the Dummies in traversal order; :func:`is_instance` decides membership.
+    """
+    template, symbols = _abstract(thing, memo)
+    return template, tuple(symbols.values())
+
+
+def _instantiate_description(d, mapping):
+    tag = d[0]
+    if tag == LEAF:
+        return (LEAF, d[1].xreplace(mapping))
+    if tag in (TRANSPOSE, INVERSE):
+        return (tag, _instantiate_description(d[1], mapping))
+    return (tag, sp.sympify(d[1]).xreplace(mapping),
+            tuple(_instantiate_description(p, mapping) for p in d[2]))
+
+
+def _facts_hold(slot, constant) -> bool:
+    """The member's constant has every fact the template's Dummy was proved under."""
+    if slot.is_positive and constant.is_positive is not True:
+        return False
+    if slot.is_real and not (constant.is_extended_real is True and constant.is_finite is not False):
+        return False
+    return True
+
+
+def is_instance(template, slots, member, memo: dict) -> bool:
+    """True when ``template`` with its ``slots`` set to ``member``'s constants *is* ``member``.
+
+    The check is structural (SymPy ``==`` on the instantiated tree), and each constant must
+    satisfy the facts its slot was proved under, so a proof of the template is a proof of the
+    member. Anything else (a different shape, a different pattern of equal constants, a
+    negative constant in a positive slot) is not an instance.
+
+    Examples
+    ========
+
+    >>> import sympy as sp
+    >>> from symrope.engine._blocks import template_of, is_instance
+    >>> x, c_0 = sp.symbols('x c_0', real=True)
+    >>> template, slots = template_of(sp.sin(x / 3) - x / 3, {})
+    >>> is_instance(template, slots, sp.sin(x / 5) - x / 5, {})
+    True
+    >>> is_instance(template, slots, sp.sin(x / 5) - x**2 / 5, {})
+    False
+    >>> is_instance(template, slots, sp.sin(x * c_0) - x * c_0, {})
+    False
+    """
+    _, symbols = _abstract(member, memo)
+    constants = list(symbols)
+    if len(constants) != len(slots):
+        return False
+    if not all(_facts_hold(slot, constant) for slot, constant in zip(slots, constants)):
+        return False
+    mapping = dict(zip(slots, constants))
+    if isinstance(member, BlockClaim):
+        return (_instantiate_description(template.lhs, mapping) == member.lhs
+                and _instantiate_description(template.rhs, mapping) == member.rhs)
+    return sp.sympify(template).xreplace(mapping) == member

@@ -2,8 +2,13 @@
 
 A counterexample must be *exact* (rationals, Gaussian rationals, integer matrices) so that a
 reader can re-check it, and it is confirmed with mpmath (through SymPy's adaptive ``evalf``) at
-two working precisions: a value that is really nonzero agrees with itself at 30 and 60 digits,
-while rounding noise around a true zero does not.
+two working precisions: a value that is really nonzero agrees with itself at both, while
+rounding noise around a true zero does not. The claim and the point are exact (Floats are read
+as their binary rationals first), and the working precisions grow with the number of digits of
+the rationals involved (``1e-40`` read exactly has a 56-digit denominator), so a difference of
+``1e-40 * s`` is seen and a cancellation of ``1e20`` terms is not mistaken for one. The
+nonzero test uses ``evalf(strict=True)``, which raises rather than return digits it could not
+certify.
 """
 
 from __future__ import annotations
@@ -13,14 +18,20 @@ from dataclasses import dataclass
 
 import mpmath
 import sympy as sp
+from sympy.core.evalf import PrecisionExhausted
 
-__all__ = ["Evaluation", "sample_point", "evaluate", "matrix_symbols", "scalar_symbols"]
+from symrope.engine._exact import read_floats_exactly
 
+__all__ = ["Evaluation", "Unsampleable", "sample_point", "evaluate", "matrix_symbols",
+           "scalar_symbols", "working_digits", "exact_values"]
+
+# Base working precisions; both grow with the digits of the exact numbers involved.
 LOW_DPS, HIGH_DPS = 30, 60
-# The value must exceed this fraction of the size of the terms at both precisions...
-_NONZERO_RELATIVE = sp.Rational(1, 10**12)
-# ...and the two precisions must agree to this (relative) accuracy.
-_AGREEMENT_RELATIVE = 1e-20
+_MAX_EXTRA_DIGITS = 2000    # beyond this the claim's numbers are too long to evaluate honestly
+# Noise at d digits is about scale * 10**-d: a nonzero value must clear it by this many digits...
+_NONZERO_MARGIN_DIGITS = 10
+# ...and the two (strict) precisions must agree to this many significant digits.
+_AGREEMENT_DIGITS = 20
 _MATRIX_SIDE_FOR_SYMBOLIC_SHAPE = 3
 
 # Points tried before random ones: they hit the classic false "simplifications"
@@ -39,16 +50,21 @@ def matrix_symbols(expr) -> list[sp.MatrixSymbol]:
     return sorted(found, key=lambda s: s.name)
 
 
+class Unsampleable(ValueError):
+    """No exact value satisfies a symbol's assumptions (a transcendental symbol, say)."""
+
+
 def _satisfies(symbol: sp.Symbol, value) -> bool:
-    """True when ``value`` has every property that ``symbol`` is assumed to have (or not have)."""
+    """True when ``value`` has every property that ``symbol`` is assumed to have (or not have).
+
+    Every fact counts (``imaginary``, ``extended_positive``, ``transcendental``...): a point
+    that breaks one is not a point of the claim, and a "counterexample" there refutes nothing.
+    """
     for fact, expected in symbol.assumptions0.items():
-        if fact in {"commutative", "finite", "infinite", "hermitian", "antihermitian", "algebraic",
-                    "transcendental", "complex", "extended_real", "extended_positive",
-                    "extended_negative", "extended_nonnegative", "extended_nonpositive",
-                    "extended_nonzero", "imaginary"}:
+        if fact == "commutative":
             continue
         actual = getattr(value, f"is_{fact}", None)
-        if actual is not None and actual != expected:
+        if actual != expected:  # None (unknown) is not good enough either
             return False
     return True
 
@@ -56,6 +72,8 @@ def _satisfies(symbol: sp.Symbol, value) -> bool:
 def _candidate(symbol: sp.Symbol, rng: random.Random, attempt: int):
     if symbol.is_integer:
         return sp.Integer(rng.randint(-7, 7))
+    if symbol.is_imaginary:
+        return sp.I * sp.Rational(rng.choice([-1, 1]) * rng.randint(1, 60), rng.randint(1, 9))
     if symbol.is_extended_real or symbol.is_real:
         if attempt < len(_REAL_PROBES) and rng.random() < 0.5:
             return _REAL_PROBES[rng.randrange(len(_REAL_PROBES))]
@@ -71,7 +89,8 @@ def _value_for(symbol: sp.Symbol, rng: random.Random, attempt: int):
         value = _candidate(symbol, rng, attempt)
         if _satisfies(symbol, value):
             return value
-    raise ValueError(f"cannot sample a value satisfying the assumptions of {symbol}")
+    raise Unsampleable(f"no exact value found that satisfies the assumptions of {symbol} "
+                       f"({', '.join(sorted(k for k, v in symbol.assumptions0.items() if v))})")
 
 
 def _matrix_for(symbol: sp.MatrixSymbol, rng: random.Random, sizes: dict):
@@ -96,7 +115,7 @@ def sample_point(rng: random.Random, *exprs, attempt: int = 0) -> dict:
         if _satisfies(size, sp.Integer(_MATRIX_SIDE_FOR_SYMBOLIC_SHAPE)):
             point[size] = sp.Integer(_MATRIX_SIDE_FOR_SYMBOLIC_SHAPE)
         else:
-            raise ValueError(f"matrix size {size} must be a positive integer symbol")
+            raise Unsampleable(f"matrix size {size} must be a positive integer symbol")
     point.update({m: _matrix_for(m, rng, point) for m in sorted(matrices, key=lambda m: m.name)})
     return point
 
@@ -107,6 +126,11 @@ def _entries(expr) -> list:
     if isinstance(expr, sp.MatrixExpr):
         return list(expr.as_explicit())
     return [expr]
+
+
+def exact_values(expr, point: dict) -> list:
+    """The exact entries of ``expr`` (a scalar, a matrix or a matrix expression) at ``point``."""
+    return _entries(_substitute(expr, point))
 
 
 def _substitute(expr, point):
@@ -121,12 +145,50 @@ def _substitute(expr, point):
     return expr.xreplace(scalars) if scalars else expr
 
 
-def _magnitude(value, dps: int):
-    """|value| as an mpmath number at ``dps`` digits, or None where undefined (pole, nan)."""
-    number = sp.N(value, dps)
+def working_digits(*values) -> tuple[int, int]:
+    """The two working precisions (digits) for evaluating ``values`` honestly.
+
+    Each grows with the longest numerator or denominator among the rationals in ``values``:
+    a number with k digits needs more than k digits of working precision before rounding noise
+    drops below it.
+
+    Examples
+    ========
+
+    >>> import sympy as sp
+    >>> from symrope.engine._sampling import working_digits
+    >>> working_digits(sp.Rational(1, 3))
+    (30, 60)
+    >>> working_digits(sp.Rational(1, 10**40))
+    (71, 142)
+    """
+    extra = 0
+    for value in values:
+        if isinstance(value, (sp.Basic, sp.MatrixBase)):
+            for number in value.atoms(sp.Rational):
+                extra = max(extra, len(str(abs(number.p))), len(str(number.q)))
+    extra = min(extra, _MAX_EXTRA_DIGITS)
+    low = LOW_DPS + (extra if extra > 3 else 0)
+    return low, max(HIGH_DPS, 2 * low)
+
+
+def _absolute(value, dps: int, strict: bool = False):
+    """|value| as an mpmath number at ``dps`` digits, or None where undefined or uncertifiable.
+
+    With ``strict`` SymPy's evalf raises instead of returning digits it could not certify
+    (around a true zero); that is None too.
+    """
+    try:
+        number = value.evalf(dps, strict=strict, maxn=max(100, 3 * dps))
+    except PrecisionExhausted:
+        return None
+    except (TypeError, ValueError, ZeroDivisionError, ArithmeticError):
+        return None
     if number.has(sp.zoo, sp.nan, sp.oo, -sp.oo) or not number.is_number:
         return None
     re, im = number.as_real_imag()
+    if not (re.is_Number and im.is_Number):
+        return None
     with mpmath.workdps(dps):
         try:
             return mpmath.hypot(mpmath.mpf(sp.Float(re, dps)), mpmath.mpf(sp.Float(im, dps)))
@@ -140,46 +202,83 @@ class Evaluation:
 
     point: dict
     entry: tuple | None          # (row, col) of the entry that was evaluated, for matrices
-    low: object                  # |lhs - rhs| at LOW_DPS digits (mpmath mpf)
-    high: object                 # |lhs - rhs| at HIGH_DPS digits
+    low: object                  # |lhs - rhs| at the low precision (mpmath mpf)
+    high: object                 # |lhs - rhs| at the high precision
     scale: object                # size of the terms, max(1, |lhs|, |rhs|)
     exact_nonzero: bool = False  # the difference evaluated to a nonzero rational: no rounding at all
+    digits: int = LOW_DPS        # the low working precision
+    certified: bool = False      # strict evalf gave both values, agreeing to _AGREEMENT_DIGITS
 
     @property
     def clearly_nonzero(self) -> bool:
         if self.exact_nonzero:
             return True
-        if self.low is None or self.high is None:
+        if not self.certified or self.low is None or self.high is None:
             return False
-        threshold = self.scale * mpmath.mpf(_NONZERO_RELATIVE)
-        agree = abs(self.low - self.high) <= _AGREEMENT_RELATIVE * self.scale
-        return self.low > threshold and self.high > threshold and agree
+        threshold = self.scale * mpmath.mpf(10) ** (-(self.digits - _NONZERO_MARGIN_DIGITS))
+        return self.low > threshold and self.high > threshold
 
     @property
     def negligible(self) -> bool:
-        """Zero to about 25 digits relative to the terms: what a true identity gives."""
-        return self.low is not None and self.low <= self.scale * mpmath.mpf(10) ** (-(LOW_DPS - 5))
+        """Zero to ``digits - 5`` digits relative to the terms: what a true identity gives."""
+        return self.low is not None and \
+            self.low <= self.scale * mpmath.mpf(10) ** (-(self.digits - 5))
+
+
+def _gaussian_rational(e) -> bool:
+    """``e`` is built from rationals and ``I`` by sums, products and integer powers."""
+    if e.is_Rational or e is sp.I:
+        return True
+    if e.is_Add or e.is_Mul:
+        return all(_gaussian_rational(a) for a in e.args)
+    if e.is_Pow:
+        return e.exp.is_Integer and _gaussian_rational(e.base)
+    return False
+
+
+def _exact_nonzero(difference) -> bool:
+    """The difference is a nonzero (Gaussian) rational: nothing was rounded."""
+    if difference.is_Rational:
+        return difference != 0
+    if not _gaussian_rational(difference):
+        return False
+    real, imaginary = difference.as_real_imag()
+    return bool(real.is_Rational and imaginary.is_Rational and (real != 0 or imaginary != 0))
 
 
 def evaluate(lhs, rhs, point: dict, entries: list | None = None) -> list[Evaluation]:
     """Evaluate ``lhs - rhs`` at ``point`` entry by entry (matrices) at two precisions.
 
-    The 60-digit value is computed only where the 30-digit one is not already negligible: a
-    true identity needs no second opinion to be *not refuted*.
+    Floats in the claim or the point are read exactly first (never evaluated in 53 bits), and
+    the precisions grow with the digits of the numbers (see :func:`working_digits`). The high
+    precision value is computed only where the low one is not already negligible: a true
+    identity needs no second opinion to be *not refuted*.
     """
+    lhs, _ = read_floats_exactly(lhs)
+    rhs, _ = read_floats_exactly(rhs)
+    point = {k: read_floats_exactly(v)[0] for k, v in point.items()}
     left, right = _entries(_substitute(lhs, point)), _entries(_substitute(rhs, point))
     shape = getattr(lhs, "shape", None)
     cols = int(sp.sympify(shape[1]).xreplace(point)) if shape else 1
     chosen = range(len(left)) if entries is None else entries
     results = []
     for index in chosen:
+        low_dps, high_dps = working_digits(left[index], right[index])
         difference = left[index] - right[index]
-        exact_nonzero = bool(difference.is_Rational and difference != 0)
-        sizes = [_magnitude(left[index], 15), _magnitude(right[index], 15)]
+        exact_nonzero = _exact_nonzero(difference)
+        sizes = [_absolute(left[index], 15), _absolute(right[index], 15)]
         scale = max([mpmath.mpf(1)] + [s for s in sizes if s is not None])
-        low = _magnitude(difference, LOW_DPS)
-        negligible = low is not None and low <= scale * mpmath.mpf(10) ** (-(LOW_DPS - 5))
-        high = low if negligible else _magnitude(difference, HIGH_DPS)
+        low = _absolute(difference, low_dps)
+        negligible = low is not None and low <= scale * mpmath.mpf(10) ** (-(low_dps - 5))
+        high, certified = low, False
+        if not negligible and not exact_nonzero:
+            strict_low = _absolute(difference, low_dps, strict=True)
+            high = _absolute(difference, high_dps, strict=True)
+            if strict_low is not None and high is not None:
+                low = strict_low
+                with mpmath.workdps(high_dps):
+                    certified = abs(low - high) <= high * mpmath.mpf(10) ** (-_AGREEMENT_DIGITS)
         entry = tuple(int(i) for i in divmod(index, cols)) if shape else None
-        results.append(Evaluation(point, entry, low, high, scale, exact_nonzero))
+        results.append(Evaluation(point, entry, low, high, scale, exact_nonzero, low_dps,
+                                  certified))
     return results

@@ -63,14 +63,18 @@ class Verdict:
 
     def explain(self) -> str:
         """One line: the verdict and its evidence."""
+        floats = self.details.get("floats_read_exactly") if self.details else None
+        exactly = (f"; {floats} float constant{'s' if floats != 1 else ''} read as the exact "
+                   "rationals of their binary values") if floats else ""
         if self.status == PROVED:
-            return f"proved ({self.method}; {self.cross_checks} numeric cross-checks agree)"
+            return (f"proved ({self.method}; {self.cross_checks} numeric cross-checks agree"
+                    f"{exactly})")
         if self.status == REFUTED:
             point = ", ".join(f"{k} = {_show(v)}" for k, v in self.counterexample.items())
             where = f" at entry {self.entry}" if self.entry is not None else ""
             gap = f"; |lhs - rhs| = {self.difference[1]}" if self.difference else ""
-            return f"refuted{where} at {point or 'any point'}{gap}"
-        return f"undecided: {self.reason}"
+            return f"refuted{where} at {point or 'any point'}{gap}{exactly}"
+        return f"undecided: {self.reason}{exactly}"
 
     def to_dict(self) -> dict:
         return {

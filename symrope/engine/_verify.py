@@ -2,21 +2,25 @@
 
 The order of work:
 
+0. read every Float as the exact rational its binary value is (``_exact.py``): the claim is
+   about those numbers, and no arithmetic ever happens in 53-bit Floats;
 1. normalise both sides (block matrices are collapsed and compared block by block, so a
    block-diagonal claim costs time linear in the number of blocks);
 2. *probe*: evaluate the difference at a few exact random points; a value that is clearly
    nonzero at 30 and at 60 digits refutes the claim, with that point as the counterexample;
 3. *prove*: try assumption-respecting rewrites until the difference is a literal zero; entries
    that are the same expression up to constants (one template per RoPE frequency, say) are
-   proved once, for symbolic constants;
-4. *cross-check* every proof numerically at fresh points: a disagreement is an
-   :class:`~symrope.errors.InternalError`, raised, never swallowed.
+   proved once, for symbolic (``Dummy``) constants, and an entry counts as proved by a template
+   only when the template instantiated with the entry's constants *is* the entry;
+4. *cross-check* proofs numerically at fresh points, as a safety net: a disagreement confirmed
+   at two precisions is an :class:`~symrope.errors.InternalError`, raised, never swallowed.
 
 Anything else is ``undecided``, with the reason. The whole call respects its time budget.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import multiprocessing
 import random
 import time
@@ -26,9 +30,10 @@ import sympy as sp
 
 from symrope.errors import InternalError, UsageError
 from symrope.engine._deadline import BudgetExhausted, deadline, signals_available
-from symrope.engine._sampling import evaluate, sample_point
-from symrope.engine._blocks import (abstract_constants, block_claims, claim_key, evaluate_shape,
-                                    expression_key, with_symbolic_constants)
+from symrope.engine._exact import read_floats_exactly
+from symrope.engine._sampling import Unsampleable, evaluate, exact_values, sample_point
+from symrope.engine._blocks import (block_claims, claim_key, evaluate_shape, expression_key,
+                                    is_instance, template_of)
 from symrope.engine._blocks import evaluate as evaluate_block
 from symrope.engine._strategies import (_MATRIX_STRATEGIES, STRATEGIES, TEMPLATE_STRATEGIES,
                                         is_literal_zero)
@@ -66,6 +71,8 @@ def verify(lhs, rhs, *, assumptions=None, budget: float = 10.0, seed: int = 0) -
     Verdict
         ``proved`` only when the difference was rewritten to a literal zero; ``refuted`` only
         with an exact counterexample checked at two precisions; otherwise ``undecided``.
+        Floats are read as the exact rationals their binary values are (``0.1`` is
+        ``3602879701896397/2**55``); ``details["floats_read_exactly"]`` counts them.
 
     Examples
     ========
@@ -81,6 +88,9 @@ def verify(lhs, rhs, *, assumptions=None, budget: float = 10.0, seed: int = 0) -
     >>> x = symbols('x', real=True)
     >>> verify(sqrt(x**2), x).status
     'refuted'
+    >>> tiny = verify((x + 1e-40) * (x + 3), x**2 + 3*x + 3e-40)
+    >>> tiny.status, tiny.details["floats_read_exactly"]
+    ('refuted', 2)
 
     References
     ==========
@@ -91,14 +101,34 @@ def verify(lhs, rhs, *, assumptions=None, budget: float = 10.0, seed: int = 0) -
         raise UsageError(f"budget must be positive, got {budget}")
     lhs, rhs = _normalise(lhs), _normalise(rhs)
     rewrites = _rewrites(assumptions)
+    (lhs, rhs), rewrites, floats = _read_floats_exactly(lhs, rhs, rewrites)
     if rewrites:
         # subs (not xreplace) also rewrites a sub-product: X1*X2 inside s*X1*X2.
         lhs, rhs = lhs.subs(list(rewrites.items())), rhs.subs(list(rewrites.items()))
     _check_shapes(lhs, rhs)
     hypotheses = tuple(rewrites.items())
     if signals_available():
-        return _verify_here(lhs, rhs, budget, seed, hypotheses)
-    return _verify_in_child(lhs, rhs, budget, seed, hypotheses)
+        verdict = _verify_here(lhs, rhs, budget, seed, hypotheses)
+    else:
+        verdict = _verify_in_child(lhs, rhs, budget, seed, hypotheses)
+    if floats:
+        verdict = dataclasses.replace(verdict, details={**verdict.details,
+                                                        "floats_read_exactly": floats})
+    return verdict
+
+
+def _read_floats_exactly(lhs, rhs, rewrites: dict):
+    """Every Float of the claim and its hypotheses as its exact rational, and how many there were."""
+    seen = set()
+    for thing in (lhs, rhs, *rewrites.keys(), *rewrites.values()):
+        if isinstance(thing, (sp.Basic, sp.MatrixBase)):
+            seen |= thing.atoms(sp.Float)
+    if not seen:
+        return (lhs, rhs), rewrites, 0
+    exact = {}
+    for key, value in rewrites.items():
+        exact[read_floats_exactly(key)[0]] = read_floats_exactly(value)[0]
+    return (read_floats_exactly(lhs)[0], read_floats_exactly(rhs)[0]), exact, len(seen)
 
 
 def _normalise(side):
@@ -202,6 +232,9 @@ def _verify_here(lhs, rhs, budget, seed, hypotheses=()) -> Verdict:
     try:
         with deadline(budget) as clock:
             verdict = _decide(run, clock)
+    except Unsampleable as error:
+        return Verdict(UNDECIDED, lhs, rhs, seconds=run.elapsed(),
+                       reason=f"cannot sample exact points: {error}")
     except BudgetExhausted:
         return Verdict(UNDECIDED, lhs, rhs, reason=f"time budget of {budget:g} s exhausted "
                        "before the difference reduced to zero or a counterexample was found",
@@ -249,14 +282,17 @@ def _decide_entries(run: _Run, clock, entries: list[_Entry]):
             continue
         clock.check()
         if slots:
-            template = abstract_constants(members[0].difference, memo)
+            template, dummies = template_of(members[0].difference, memo)
             method = _rewrite_to_zero(template, clock, TEMPLATE_STRATEGIES)
         else:  # no constants: the members are one expression, decided once with everything
-            method = _rewrite_to_zero(members[0].difference, clock)
+            template, dummies = members[0].difference, ()
+            method = _rewrite_to_zero(template, clock)
         if method:
-            for entry in members:
+            # The key only grouped them: the proof covers exactly the checked instances.
+            covered = [e for e in members if is_instance(template, dummies, e.difference, memo)]
+            for entry in covered:
                 entry.verdict = PROVED
-                entry.method = f"{method}, one template for {len(members)} entries"
+                entry.method = f"{method}, one template for {len(covered)} entries"
     for entry in pending:
         if entry.verdict == PROVED:
             continue
@@ -311,16 +347,20 @@ def _decide_blocks(run: _Run, clock, claims) -> Verdict:
     for key, members in groups.items():
         clock.check()
         if len(members) > 1:
-            template = _block_entries(with_symbolic_constants(members[0], memo))
+            abstracted, dummies = template_of(members[0], memo)
+            template = _block_entries(abstracted)
             found = [_rewrite_to_zero(e.difference, clock, TEMPLATE_STRATEGIES)
                      if not is_literal_zero(e.difference) else "identical" for e in template]
             if all(found):
+                # The key only grouped them: the proof covers exactly the checked instances.
+                outside = [m for m in members if not is_instance(abstracted, dummies, m, memo)]
                 methods.add(f"{'; '.join(sorted(set(found)))}, one template for "
-                            f"{len(members)} blocks with symbolic constants")
+                            f"{len(members) - len(outside)} blocks with symbolic constants")
                 sampled += representatives[key]
-                continue
+                members = outside
         for member in members:
-            entries = representatives[key] if member is members[0] else _block_entries(member)
+            entries = representatives[key] if member is groups[key][0] else \
+                _block_entries(member)
             outcome = _decide_entries(run, clock, entries)
             if isinstance(outcome, Verdict):
                 return outcome
@@ -347,9 +387,19 @@ def _explicit_entries(lhs, rhs) -> list[_Entry]:
     return [_Entry((i, j), left[i, j], right[i, j]) for i in range(rows) for j in range(cols)]
 
 
+def _sample(run: _Run, *exprs, attempt: int = 0) -> dict | None:
+    """An exact point for ``exprs``, or None where no exact value meets some symbol's assumptions
+    (then nothing can be refuted or cross-checked by sampling, but a proof is still a proof)."""
+    try:
+        return sample_point(run.rng, *exprs, attempt=attempt)
+    except Unsampleable:
+        return None
+
+
 def _probe(run: _Run, entry: _Entry, points: int) -> Verdict | None:
     for attempt in range(points):
-        point = _within_hypotheses(run, sample_point(run.rng, entry.lhs, entry.rhs, attempt=attempt))
+        point = _sample(run, entry.lhs, entry.rhs, attempt=attempt)
+        point = None if point is None else _within_hypotheses(run, point)
         if point is None:
             continue
         try:
@@ -368,7 +418,7 @@ def _probe(run: _Run, entry: _Entry, points: int) -> Verdict | None:
 
 def _complete_point(run: _Run, point: dict) -> dict:
     """Give every free symbol of the whole claim a value, so the counterexample is complete."""
-    missing = sample_point(run.rng, run.lhs, run.rhs)
+    missing = _sample(run, run.lhs, run.rhs) or {}
     missing = {k: v for k, v in missing.items() if k not in point}
     completed = _within_hypotheses(run, {**point, **missing}) if missing else point
     if completed is None:  # the extra values broke a hypothesis: keep the values that held
@@ -390,15 +440,19 @@ def _solved_symbol(side):
 def _within_hypotheses(run: _Run, point: dict) -> dict | None:
     """``point`` made to satisfy every hypothesis ``a = b``, or None when it cannot be.
 
-    A counterexample to a claim made under hypotheses must satisfy them. Where ``a`` is a
-    symbol (or a transpose or inverse of a matrix symbol) it is *defined* from ``b``; every
-    other hypothesis is evaluated at the point and must hold to 25 digits.
+    A counterexample to a claim made under hypotheses must satisfy them *exactly*: holding to
+    25 digits is not holding (``x = y + 10**-40`` does not). Where ``a`` is a symbol (or a
+    transpose or inverse of a matrix symbol) it is *defined* from ``b``; every other
+    hypothesis must reduce to a literal zero at the point.
     """
     if not run.hypotheses:
         return point
     point = dict(point)
     for a, b in run.hypotheses:
-        point.update({k: v for k, v in sample_point(run.rng, a, b).items() if k not in point})
+        extra = _sample(run, a, b)
+        if extra is None:
+            return None
+        point.update({k: v for k, v in extra.items() if k not in point})
         solved = _solved_symbol(a)
         if solved is not None and not (b.free_symbols & {solved[0]}):
             symbol, how = solved
@@ -410,12 +464,23 @@ def _within_hypotheses(run: _Run, point: dict) -> dict | None:
             except (ValueError, ZeroDivisionError, sp.matrices.exceptions.NonInvertibleMatrixError):
                 return None
     for a, b in run.hypotheses:
-        try:
-            if not all(e.negligible for e in evaluate(a, b, point)):
-                return None
-        except (ZeroDivisionError, ValueError, TypeError):
+        if not _holds_exactly(a, b, point):
             return None
     return point
+
+
+def _holds_exactly(a, b, point: dict) -> bool:
+    """``a = b`` at the exact ``point``, shown by rewriting the difference to a literal zero."""
+    try:
+        left, right = exact_values(a, point), exact_values(b, point)
+        for difference in (u - v for u, v in zip(left, right)):
+            if not (difference == 0 or sp.expand(difference) == 0
+                    or sp.simplify(difference) == 0):
+                return False
+    except (ZeroDivisionError, ValueError, TypeError, AttributeError,
+            sp.matrices.exceptions.NonInvertibleMatrixError):
+        return False
+    return len(left) == len(right)
 
 
 def _rewrite_to_zero(difference, clock, strategies=None) -> str | None:
@@ -436,18 +501,20 @@ def _cross_check(run: _Run, entries: list[_Entry]) -> int:
     sample = run.rng.sample(entries, min(len(entries), _CROSS_CHECK_ENTRIES))
     for entry in sample:
         for attempt in range(_CROSS_CHECK_POINTS):
-            point = sample_point(run.rng, entry.lhs, entry.rhs, attempt=attempt + 10)
+            point = _sample(run, entry.lhs, entry.rhs, attempt=attempt + 10)
+            if point is None:
+                continue
             try:
                 (evaluation,) = evaluate(entry.lhs, entry.rhs, point)
             except (ZeroDivisionError, ValueError, TypeError):
                 continue
-            if evaluation.low is None:
-                continue
-            if not evaluation.negligible:
+            if evaluation.clearly_nonzero:
                 raise InternalError(
                     f"symrope proved {sp.sstr(entry.lhs)} = {sp.sstr(entry.rhs)} "
-                    f"({entry.method}) but the difference is {evaluation.low} at {point}")
-            checks += 1
+                    f"({entry.method}) but the difference is {evaluation.high} at {point}; "
+                    "please report this bug")
+            if evaluation.negligible:
+                checks += 1
     return checks
 
 
@@ -455,7 +522,8 @@ def _decide_matrix_algebra(run: _Run, clock) -> Verdict:
     """Claims about symbolic (noncommutative) matrices: matrix algebra, random integer matrices."""
     difference = run.lhs - run.rhs
     for attempt in range(_FALLBACK_PROBE_POINTS):
-        point = _within_hypotheses(run, sample_point(run.rng, run.lhs, run.rhs, attempt=attempt))
+        point = _sample(run, run.lhs, run.rhs, attempt=attempt)
+        point = None if point is None else _within_hypotheses(run, point)
         if point is None:
             continue
         try:
@@ -477,11 +545,16 @@ def _decide_matrix_algebra(run: _Run, clock) -> Verdict:
                               "random matrices satisfying the hypotheses refuted it")
     checks = 0
     for attempt in range(_CROSS_CHECK_POINTS):
-        point = sample_point(run.rng, run.lhs, run.rhs, attempt=attempt + 10)
-        evaluations = evaluate(run.lhs, run.rhs, point)
-        if not all(e.negligible for e in evaluations if e.low is not None):
+        point = _sample(run, run.lhs, run.rhs, attempt=attempt + 10)
+        if point is None:
+            continue
+        try:
+            evaluations = evaluate(run.lhs, run.rhs, point)
+        except (ZeroDivisionError, ValueError, TypeError):
+            continue
+        if any(e.clearly_nonzero for e in evaluations):
             raise InternalError(f"symrope proved {difference} = 0 ({method}) but random matrices "
-                                f"{point} disagree")
+                                f"{point} disagree; please report this bug")
         checks += 1
     return Verdict(PROVED, run.lhs, run.rhs, method=method, seconds=run.elapsed(),
                    cross_checks=checks)

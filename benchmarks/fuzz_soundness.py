@@ -1,0 +1,96 @@
+"""Differential soundness fuzzer, long run: ``python benchmarks/fuzz_soundness.py N``.
+
+Decides N random claims whose truth is known by construction (``tests/soundness_claims.py``)
+with ``symrope.verify`` and prints counts: false refuted / undecided / proved, true proved /
+undecided / refuted, counterexamples not confirmed by the independent mpmath re-check
+(``tests/soundness_helpers.py``), exceptions, and time, overall and per family. Every unsound
+outcome is printed with its seed, so it can be replayed with ``--seed-start SEED N=1``.
+
+Run from the repository root with ``PYTHONPATH=$PWD``. Options: ``--budget`` seconds per claim
+(default 1), ``--seed-start`` (default 0), ``--progress`` (print counts every K claims).
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import random
+import sys
+import time
+
+from symrope import verify
+from tests.soundness_claims import random_claim
+from tests.soundness_helpers import refutes
+
+_ORDER = ["false refuted", "false undecided", "false proved", "true proved", "true undecided",
+          "true refuted", "unconfirmed counterexample", "exception"]
+_UNSOUND = {"false proved", "true refuted", "unconfirmed counterexample", "exception"}
+
+
+def judge(claim, budget: float) -> tuple[str, str]:
+    """(outcome, detail) for one claim."""
+    try:
+        verdict = verify(claim.lhs, claim.rhs, assumptions=claim.assumptions, budget=budget)
+    except Exception as error:  # counted and printed: any exception is a finding
+        return "exception", f"{type(error).__name__}: {error}"
+    outcome = f"{'true' if claim.true else 'false'} {verdict.status}"
+    if verdict.refuted:
+        try:
+            confirmed = refutes(claim.lhs, claim.rhs, verdict.counterexample)
+        except Exception as error:  # the re-check itself failed: report, do not hide
+            return "unconfirmed counterexample", f"re-check raised {error!r}"
+        if not confirmed and claim.true is False:
+            return "unconfirmed counterexample", verdict.explain()
+    return outcome, verdict.explain()
+
+
+def _line(counts, total) -> str:
+    return ", ".join(f"{key} {counts[key]} ({counts[key] / max(total, 1):.2%})" for key in _ORDER)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("claims", type=int)
+    parser.add_argument("--budget", type=float, default=1.0)
+    parser.add_argument("--seed-start", type=int, default=0)
+    parser.add_argument("--progress", type=int, default=500)
+    args = parser.parse_args(argv)
+    counts, families = collections.Counter(), collections.defaultdict(collections.Counter)
+    seconds = collections.Counter()
+    start = time.monotonic()
+    for seed in range(args.seed_start, args.seed_start + args.claims):
+        claim = random_claim(random.Random(seed))
+        began = time.monotonic()
+        outcome, detail = judge(claim, args.budget)
+        seconds[claim.family] += time.monotonic() - began
+        counts[outcome] += 1
+        families[claim.family][outcome] += 1
+        if outcome in _UNSOUND:
+            print(f"UNSOUND seed {seed} {claim.family} {outcome}: {str(claim.lhs)[:200]} = "
+                  f"{str(claim.rhs)[:200]}: {detail[:300]}", flush=True)
+        done = seed - args.seed_start + 1
+        if args.progress and done % args.progress == 0:
+            print(f"[{done} claims, {time.monotonic() - start:.0f} s] {_line(counts, done)}",
+                  flush=True)
+    total = args.claims
+    elapsed = time.monotonic() - start
+    false_claims = sum(counts[k] for k in _ORDER[:3]) + sum(
+        families[f]["unconfirmed counterexample"] for f in families)
+    true_claims = sum(counts[k] for k in _ORDER[3:6])
+    print(f"claims {total} (false {false_claims}, true {true_claims}), budget "
+          f"{args.budget:g} s per claim, seeds {args.seed_start}..{args.seed_start + total - 1}")
+    print(_line(counts, total))
+    if false_claims:
+        print(f"false claims refuted: {counts['false refuted'] / false_claims:.2%}")
+    if true_claims:
+        print(f"true claims proved: {counts['true proved'] / true_claims:.2%}")
+    print(f"time {elapsed:.1f} s ({elapsed / max(total, 1):.3f} s per claim)")
+    for family in sorted(families):
+        row = families[family]
+        print(f"  {family:30s} n={sum(row.values()):6d} {seconds[family] / sum(row.values()):.3f} s/claim "
+              + ", ".join(f"{k} {v}" for k, v in sorted(row.items())))
+    return 1 if any(counts[k] for k in _UNSOUND) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

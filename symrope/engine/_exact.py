@@ -1,0 +1,70 @@
+"""Floats read exactly: every ``sp.Float`` is the rational number its binary value is.
+
+SymPy's Floats carry a fixed number of bits (53 for a Python float), so arithmetic on them
+rounds: ``(s + 1e20)`` at ``s = 37/7`` loses ``s`` entirely, and ``3 + 1e-40`` is ``3``. A
+claim written with floats is about the numbers those floats *are*, so before anything else the
+engine replaces each Float by the exact rational ``mantissa * 2**exponent`` read from its
+``_mpf_`` (which also respects Floats with more than 53 bits). No arithmetic ever happens in
+Floats afterwards.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+__all__ = ["exact_rational", "read_floats_exactly"]
+
+
+def exact_rational(value: sp.Float) -> sp.Rational:
+    """The exact rational value of a SymPy Float (its binary mantissa times a power of two).
+
+    Parameters
+    ==========
+
+    value : sympy.Float
+        Any finite Float, of any precision.
+
+    Examples
+    ========
+
+    >>> import sympy as sp
+    >>> from symrope.engine._exact import exact_rational
+    >>> exact_rational(sp.Float(0.5))
+    1/2
+    >>> exact_rational(sp.Float(0.1)) == sp.Rational(3602879701896397, 36028797018963968)
+    True
+    >>> exact_rational(sp.Float("0.1", 40)) == exact_rational(sp.Float(0.1))
+    False
+    """
+    sign, mantissa, exponent, _bits = value._mpf_
+    if mantissa == 0:
+        if exponent != 0:  # mpmath's encodings of inf and nan have a zero mantissa too
+            raise ValueError(f"{value} has no rational value")
+        return sp.Integer(0)
+    magnitude = sp.Integer(mantissa) * sp.Integer(2) ** exponent
+    return -magnitude if sign else magnitude
+
+
+def read_floats_exactly(expr):
+    """``(expr with every Float replaced by its exact rational, number of distinct Floats)``.
+
+    Works on expressions, explicit and block matrices, and matrix expressions; anything that is
+    not a SymPy object is returned unchanged.
+
+    Examples
+    ========
+
+    >>> import sympy as sp
+    >>> from symrope.engine._exact import read_floats_exactly
+    >>> s = sp.Symbol('s')
+    >>> read_floats_exactly(0.25*s + 2.0)
+    (s/4 + 2, 2)
+    >>> read_floats_exactly(sp.Matrix([[0.5, s]]))
+    (Matrix([[1/2, s]]), 1)
+    """
+    if not isinstance(expr, (sp.Basic, sp.MatrixBase)):
+        return expr, 0
+    floats = expr.atoms(sp.Float)
+    if not floats:
+        return expr, 0
+    return expr.xreplace({f: exact_rational(f) for f in floats}), len(floats)

@@ -1,0 +1,119 @@
+"""An engine-independent re-check of counterexamples, shared by the soundness tests and fuzzer.
+
+The claim's Floats are read through mpmath's exact (mantissa, exponent), the point is
+substituted exactly, and each entry of the difference is evaluated by mpmath (through
+``lambdify``) at 120 and at 240 digits. Nothing here calls symrope.
+"""
+
+from __future__ import annotations
+
+import mpmath
+import sympy as sp
+
+from tests.matrix_helpers import explicit_matrix
+
+CHECK_DIGITS = 120
+
+
+def _exact(expr):
+    """``expr`` with each Float replaced by the rational mpmath says it is (exact)."""
+    if not isinstance(expr, (sp.Basic, sp.MatrixBase)):
+        return sp.sympify(expr)
+    mapping = {}
+    for number in expr.atoms(sp.Float):
+        value = mpmath.mpf(number._mpf_)
+        mantissa, exponent = value.man_exp  # the mantissa is unsigned
+        magnitude = sp.Integer(int(mantissa)) * sp.Rational(2) ** int(exponent)
+        mapping[number] = -magnitude if value < 0 else magnitude
+    return expr.xreplace(mapping) if mapping else expr
+
+
+def _number(value, digits: int):
+    with mpmath.workdps(digits):
+        value = sp.sympify(value)
+        if value.free_symbols:
+            raise AssertionError(f"the counterexample leaves {value.free_symbols} free")
+        return mpmath.mpmathify(sp.lambdify([], value, modules="mpmath")())
+
+
+def _numeric(value, digits: int):
+    """``value`` (scalar, explicit, block or product matrix, all numbers) as mpmath numbers.
+
+    Products are multiplied out numerically: SymPy's own ``as_explicit`` of a product of
+    block matrices goes through symbolic sums and takes minutes.
+    """
+    if isinstance(value, sp.MatrixBase):
+        rows, cols = value.shape
+        return mpmath.matrix([[_number(value[i, j], digits) for j in range(cols)]
+                              for i in range(rows)])
+    if isinstance(value, sp.BlockDiagMatrix):
+        blocks = [_numeric(sp.ImmutableMatrix(b), digits) for b in value.diag]
+        size = sum(b.rows for b in blocks)
+        with mpmath.workdps(digits):
+            out = mpmath.zeros(size, size)
+            offset = 0
+            for b in blocks:
+                for i in range(b.rows):
+                    for j in range(b.cols):
+                        out[offset + i, offset + j] = b[i, j]
+                offset += b.rows
+        return out
+    if isinstance(value, (sp.MatMul, sp.MatAdd)):
+        parts = [_numeric(arg, digits) for arg in value.args]
+        with mpmath.workdps(digits):
+            result = parts[0]
+            for part in parts[1:]:
+                result = result * part if isinstance(value, sp.MatMul) else result + part
+        return result
+    if isinstance(value, sp.Transpose):
+        return _numeric(value.arg, digits).T
+    if isinstance(value, sp.Inverse):
+        with mpmath.workdps(digits):
+            return mpmath.inverse(_numeric(value.arg, digits))
+    if isinstance(value, sp.MatrixExpr):
+        return _numeric(sp.ImmutableMatrix(explicit_matrix(value)), digits)
+    return _number(value, digits)
+
+
+def _at(expr, point):
+    matrices = {k: v for k, v in point.items() if isinstance(k, sp.MatrixSymbol)}
+    scalars = {k: v for k, v in point.items() if not isinstance(k, sp.MatrixSymbol)}
+    value = _exact(sp.sympify(expr) if not isinstance(expr, sp.MatrixBase) else expr)
+    if matrices:
+        value = value.xreplace(matrices)
+    return value.xreplace(scalars) if scalars else value
+
+
+def _flat(value) -> list:
+    if isinstance(value, mpmath.matrix):
+        return [value[i, j] for i in range(value.rows) for j in range(value.cols)]
+    return [value]
+
+
+def independent_differences(lhs, rhs, point) -> list:
+    """|lhs - rhs| entry by entry at ``point``: (value at 120 digits, value at 240 digits)."""
+    left, right = _at(lhs, point), _at(rhs, point)
+    values = []
+    for digits in (CHECK_DIGITS, 2 * CHECK_DIGITS):
+        with mpmath.workdps(digits):
+            values.append([abs(a - b) for a, b in zip(_flat(_numeric(left, digits)),
+                                                      _flat(_numeric(right, digits)))])
+    return list(zip(*values))
+
+
+def refutes(lhs, rhs, point) -> bool:
+    """The point makes some entry clearly nonzero at both precisions (agreeing to 40 digits)."""
+    for low, high in independent_differences(lhs, rhs, point):
+        with mpmath.workdps(2 * CHECK_DIGITS):
+            if high > mpmath.mpf(10) ** (-(CHECK_DIGITS - 20)) and \
+                    abs(low - high) <= high * mpmath.mpf(10) ** -40:
+                return True
+    return False
+
+
+def assert_sound_refutation(lhs, rhs, verdict) -> None:
+    """A refutation's counterexample, substituted and evaluated here, really refutes the claim."""
+    assert verdict.refuted, verdict.explain()
+    point = verdict.counterexample
+    assert all(not getattr(v, "atoms", lambda *_: ())(sp.Float) for v in point.values())
+    assert refutes(lhs, rhs, point), f"{verdict.explain()}: not confirmed independently"
