@@ -7,14 +7,18 @@ undecided / refuted, counterexamples not confirmed by the independent mpmath re-
 outcome is printed with its seed, so it can be replayed with ``--seed-start SEED N=1``.
 
 Run from the repository root with ``PYTHONPATH=$PWD``. Options: ``--budget`` seconds per claim
-(default 1), ``--seed-start`` (default 0), ``--progress`` (print counts every K claims).
+(default 1), ``--seed-start`` (default 0), ``--progress`` (print counts every K claims),
+``--jobs`` (worker processes), ``--watchdog`` (CPU seconds after which a claim, engine and
+re-check together, is abandoned and counted as "overran": a hang is a finding too).
 """
 
 from __future__ import annotations
 
 import argparse
 import collections
+import multiprocessing
 import random
+import signal
 import sys
 import time
 
@@ -23,8 +27,16 @@ from tests.soundness_claims import random_claim
 from tests.soundness_helpers import refutes
 
 _ORDER = ["false refuted", "false undecided", "false proved", "true proved", "true undecided",
-          "true refuted", "unconfirmed counterexample", "exception"]
+          "true refuted", "unconfirmed counterexample", "exception", "overran"]
 _UNSOUND = {"false proved", "true refuted", "unconfirmed counterexample", "exception"}
+
+
+class _Overran(BaseException):
+    """Raised by the CPU-time watchdog (SIGPROF, so the engine's own SIGALRM budget is untouched)."""
+
+
+def _on_watchdog(signum, frame):
+    raise _Overran()
 
 
 def judge(claim, budget: float) -> tuple[str, str]:
@@ -44,6 +56,22 @@ def judge(claim, budget: float) -> tuple[str, str]:
     return outcome, verdict.explain()
 
 
+def _judge_seed(task) -> tuple:
+    seed, budget, watchdog = task
+    claim = random_claim(random.Random(seed))
+    began = time.monotonic()
+    signal.signal(signal.SIGPROF, _on_watchdog)
+    signal.setitimer(signal.ITIMER_PROF, watchdog)
+    try:
+        outcome, detail = judge(claim, budget)
+    except _Overran:
+        outcome, detail = "overran", f"more than {watchdog:g} CPU seconds"
+    finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
+    return (seed, claim.family, outcome, detail, time.monotonic() - began,
+            str(claim.lhs)[:200], str(claim.rhs)[:200])
+
+
 def _line(counts, total) -> str:
     return ", ".join(f"{key} {counts[key]} ({counts[key] / max(total, 1):.2%})" for key in _ORDER)
 
@@ -54,28 +82,34 @@ def main(argv=None) -> int:
     parser.add_argument("--budget", type=float, default=1.0)
     parser.add_argument("--seed-start", type=int, default=0)
     parser.add_argument("--progress", type=int, default=500)
+    parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--watchdog", type=float, default=60.0)
     args = parser.parse_args(argv)
     counts, families = collections.Counter(), collections.defaultdict(collections.Counter)
     seconds = collections.Counter()
     start = time.monotonic()
-    for seed in range(args.seed_start, args.seed_start + args.claims):
-        claim = random_claim(random.Random(seed))
-        began = time.monotonic()
-        outcome, detail = judge(claim, args.budget)
-        seconds[claim.family] += time.monotonic() - began
+    tasks = [(seed, args.budget, args.watchdog)
+             for seed in range(args.seed_start, args.seed_start + args.claims)]
+    pool = multiprocessing.get_context("fork").Pool(args.jobs) if args.jobs > 1 else None
+    results = pool.imap_unordered(_judge_seed, tasks, chunksize=8) if pool else map(_judge_seed,
+                                                                                   tasks)
+    for done, (seed, family, outcome, detail, spent, lhs, rhs) in enumerate(results, start=1):
+        seconds[family] += spent
         counts[outcome] += 1
-        families[claim.family][outcome] += 1
-        if outcome in _UNSOUND:
-            print(f"UNSOUND seed {seed} {claim.family} {outcome}: {str(claim.lhs)[:200]} = "
-                  f"{str(claim.rhs)[:200]}: {detail[:300]}", flush=True)
-        done = seed - args.seed_start + 1
+        families[family][outcome] += 1
+        if outcome in _UNSOUND or outcome == "overran":
+            print(f"{'UNSOUND' if outcome in _UNSOUND else 'OVERRAN'} seed {seed} {family} "
+                  f"{outcome}: {lhs} = {rhs}: {detail[:300]}", flush=True)
         if args.progress and done % args.progress == 0:
             print(f"[{done} claims, {time.monotonic() - start:.0f} s] {_line(counts, done)}",
                   flush=True)
+    if pool:
+        pool.close()
     total = args.claims
     elapsed = time.monotonic() - start
     false_claims = sum(counts[k] for k in _ORDER[:3]) + sum(
         families[f]["unconfirmed counterexample"] for f in families)
+    # overran and exception outcomes are listed apart: they belong to neither denominator
     true_claims = sum(counts[k] for k in _ORDER[3:6])
     print(f"claims {total} (false {false_claims}, true {true_claims}), budget "
           f"{args.budget:g} s per claim, seeds {args.seed_start}..{args.seed_start + total - 1}")
