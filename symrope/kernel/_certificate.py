@@ -33,7 +33,7 @@ from symrope.kernel._translate import (CoqPrinter, Untranslatable, binders, exac
 __all__ = ["NoCertificate", "ScalarLemma", "scalar_lemma", "PRELUDE"]
 
 PRELUDE = """\
-Require Import Reals.
+Require Import Reals Lra.
 Open Scope R_scope.
 
 (* The two ideal generators of every certificate below, proved from Coq's standard library. *)
@@ -84,7 +84,8 @@ class ScalarLemma:
     @property
     def statement(self) -> str:
         head = f"forall ({' '.join(self.binders)} : R), " if self.binders else ""
-        hyps = "".join(f"{h} -> " for h in self.hypotheses)
+        # parenthesised: "exists z : Z, i = IZR z -> P" would put P under the existential
+        hyps = "".join(f"({h}) -> " for h in self.hypotheses)
         return f"{head}{hyps}{self.lhs} = {self.rhs}"
 
     def text(self) -> str:
@@ -210,6 +211,12 @@ def scalar_lemma(name: str, lhs, rhs, *, force: bool = False) -> ScalarLemma:
     lhs_text, rhs_text = statement_printer.print(lhs), statement_printer.print(rhs)
     labels = binder_names + [f"symrope_h{i}" for i in range(len(hypotheses))]
     intro = [f"intros {' '.join(labels)}."] if labels else []
+    if lhs != rhs and _rational_with_positive_denominators(lhs, rhs):
+        # A rational identity: field clears the denominators, and lra shows each is nonzero
+        # from the binders' sign hypotheses (0 < d, 0 < gamma...). Coq rejects a false one.
+        return ScalarLemma(name, binder_names, hypotheses, lhs_text, rhs_text,
+                           intro + ["field; repeat split; lra."],
+                           (lhs, rhs, {coq: symbol for symbol, coq in names.items()}))
     try:
         return _scalar_lemma(name, lhs, rhs, force, names, binder_names, hypotheses, lhs_text,
                              rhs_text, intro)
@@ -220,6 +227,18 @@ def scalar_lemma(name: str, lhs, rhs, *, force: bool = False) -> ScalarLemma:
         return ScalarLemma(name, binder_names, hypotheses, lhs_text, rhs_text,
                            intro + ["unfold Rpower.", "field."],
                            (lhs, rhs, {coq: symbol for symbol, coq in names.items()}))
+
+
+def _rational_with_positive_denominators(lhs, rhs) -> bool:
+    """Both sides rational functions whose denominators' factors SymPy knows to be positive."""
+    symbols = sorted(lhs.free_symbols | rhs.free_symbols, key=str)
+    if not symbols or not all(side.is_rational_function(*symbols) for side in (lhs, rhs)):
+        return False
+    denominators = [sp.denom(sp.together(side)) for side in (lhs, rhs)]
+    if all(d.is_number for d in denominators):
+        return False  # polynomial over constants: the certificate path handles it with ring
+    factors = [f for d in denominators for f in sp.Mul.make_args(sp.factor(d))]
+    return all(f.is_number and f != 0 or f.is_positive for f in factors)
 
 
 def _scalar_lemma(name, lhs, rhs, force, names, binder_names, hypotheses, lhs_text, rhs_text,
