@@ -221,3 +221,22 @@ def test_fractional_frequencies_share_one_template():
         rope = lambda pos: sp.BlockDiagMatrix(*[R(pos * w) for w in omegas])  # noqa: B023
         verdict = verify(sp.MatMul(rope(s).T, rope(t), evaluate=False), rope(t - s))
         assert verdict.proved and verdict.details["templates"] == 1, verdict.details
+
+
+def test_rational_frequencies_share_a_template_through_the_negated_slot():
+    """omega*(t - s) is stored as omega*t + (-omega)*s: -omega must be read as the negation of
+    omega's slot, so float32-like rational frequencies (what lifted code has) share one template,
+    and a block whose frequency differs on one side is still refuted."""
+    s, t = sp.symbols("s t", real=True)
+    R = lambda a: sp.Matrix([[sp.cos(a), -sp.sin(a)], [sp.sin(a), sp.cos(a)]])  # noqa: E731
+    omegas = [sp.Rational(5368709, 536870912) ** k for k in range(1, 17)]
+    rope = lambda pos: sp.BlockDiagMatrix(*[R(pos * w) for w in omegas])  # noqa: E731
+    verdict = verify(sp.MatMul(rope(s).T, rope(t), evaluate=False), rope(t - s), budget=60)
+    assert verdict.proved, verdict.details
+    assert verdict.details["methods"] == [
+        "trigonometric expansion, one template for 16 blocks with symbolic constants"]
+    wrong = [R((t - s) * w) for w in omegas]
+    wrong[7] = R(t * omegas[7] - s * (omegas[7] + sp.Rational(1, 10**12)))
+    verdict = verify(sp.MatMul(rope(s).T, rope(t), evaluate=False), sp.BlockDiagMatrix(*wrong),
+                     budget=60)
+    assert verdict.refuted, verdict.explain()

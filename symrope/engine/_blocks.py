@@ -251,6 +251,10 @@ class _Abstractor:
         self.memo, self.symbols = memo, {}
 
     def symbol_for(self, constant):
+        # SymPy distributes a rational omega over t - s as omega*t + (-omega)*s: -omega is the
+        # negation of omega's slot, not a second constant, or no template would hold.
+        if constant not in self.symbols and constant.is_Rational and -constant in self.symbols:
+            return -self.symbols[-constant]
         if constant not in self.symbols:
             facts = {"positive": constant.is_positive is True,
                      "real": constant.is_extended_real is True and constant.is_finite is not False}
