@@ -22,6 +22,9 @@ def run_cli(*args):
     (["prove", "no_such_theorem"], "no theorem named 'no_such_theorem'"),
     (["prove", "--budget", "-1"], "--budget must be positive"),
     (["prove", "--param", "d"], "--param takes NAME=VALUE"),
+    (["prove", "rope_relative", "--param", "d=abc"],
+     "theorem rope_relative cannot take d='abc'"),
+    (["prove", "rope_relative", "--param", "dim=8"], "its parameters: d=64, theta=10000"),
     (["prove", "--frobnicate"], "unrecognized arguments"),
     (["frobnicate"], "unknown command"),
 ])
@@ -44,6 +47,12 @@ def test_every_listed_theorem_module_exists_and_registers_theorems():
     for module in THEOREM_MODULES:
         imported = importlib.import_module(f"symrope.theorems.{module}")
         assert any(b.build_function.__module__ == imported.__name__ for b in BUILTIN.values()), module
+
+
+def test_list_params_shows_every_theorems_parameters(capsys):
+    assert main(["list", "--params"]) == 0
+    out = capsys.readouterr().out
+    assert "parameters: d=64, theta=10000" in out and "parameters: n=3" in out
 
 
 def test_list_names_every_theorem(capsys):

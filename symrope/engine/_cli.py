@@ -60,9 +60,10 @@ def prove_main(argv: list[str]) -> int:
         params = {k: v for k, v in overrides.items() if k in builder.defaults}
         if args.names and set(overrides) - set(builder.defaults):
             raise UsageError(f"theorem {builder.name} has no parameter(s) "
-                             f"{', '.join(sorted(set(overrides) - set(builder.defaults)))}")
+                             f"{', '.join(sorted(set(overrides) - set(builder.defaults)))}; "
+                             f"its parameters: {_parameters_text(builder)}")
         started = time.monotonic()
-        report = builder.build(**params).prove(budget=args.budget)
+        report = _build(builder, params).prove(budget=args.budget)
         report.seconds = time.monotonic() - started  # building can be the work (numeric theorems)
         reports.append(report)
         if not args.json and not args.kernel:
@@ -94,6 +95,25 @@ def prove_main(argv: list[str]) -> int:
     return exit_code(r.verdict for r in reports)
 
 
+def _parameters_text(builder) -> str:
+    return ", ".join(f"{k}={v}" for k, v in builder.defaults.items()) or "none"
+
+
+def _build(builder, params: dict):
+    """Build with the user's parameters; a value the theorem cannot take is bad input (exit 2)."""
+    if not params:
+        return builder.build()
+    try:
+        return builder.build(**params)
+    except UsageError:
+        raise
+    except (ValueError, TypeError, ArithmeticError, AttributeError) as error:
+        given = ", ".join(f"{k}={v!r}" for k, v in params.items())
+        raise UsageError(f"theorem {builder.name} cannot take {given} "
+                         f"({type(error).__name__}: {error}); its parameters and defaults: "
+                         f"{_parameters_text(builder)}") from None
+
+
 def _with_kernel(report, export) -> dict:
     document = report.to_dict()
     if export is not None:
@@ -118,6 +138,8 @@ def _print_row(report, width: int, first: bool, kernel=None) -> None:
 def list_main(argv: list[str]) -> int:
     parser = ArgumentParser(prog="symrope list", description="List the built-in theorems.")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--params", action="store_true",
+                        help="show each theorem's parameters and their defaults (--param NAME=VALUE)")
     args = parser.parse_args(argv)
     from symrope.theorems import builtin_theorems
 
@@ -130,4 +152,6 @@ def list_main(argv: list[str]) -> int:
     width = max((len(n) for n in theorems), default=10)
     for builder in theorems.values():
         print(f"{builder.name:<{width}}  {builder.summary}")
+        if args.params:
+            print(f"{'':<{width}}  parameters: {_parameters_text(builder)}")
     return 0
