@@ -243,3 +243,30 @@ def test_sinc_claims_extend_by_continuity_only_when_the_zeros_are_thin():
     # exp(p) never vanishes, but exp(p)**2 is not a polynomial: the density argument declines
     thick = (sp.Matrix([[sp.sinc(sp.exp(p)) * sp.exp(p)]]), sp.Matrix([[sp.sin(sp.exp(p))]]))
     assert _verify_through_sinc(*thick, verify(*thick, budget=5), Clock(20)) is None
+
+
+def test_a_plain_function_gets_a_message_that_says_how_to_wrap_it():
+    import sympy as sp
+
+    from symrope import check
+    from symrope.errors import UsageError
+
+    def rotate(x, p):
+        return sp.Matrix([x[0], x[1]])
+
+    with pytest.raises(UsageError, match=r"plain function rotate: wrap it, e\.g\. Encoding"):
+        check(rotate)
+
+
+def test_unpacking_a_one_axis_position_names_position_dims():
+    import sympy as sp
+
+    from symrope import Encoding, check
+    from symrope.errors import UsageError
+
+    def two_d(x, p):
+        a, b = p
+        return sp.Matrix([sp.cos(a) * x[0] - sp.sin(b) * x[1], sp.sin(a) * x[0] + sp.cos(b) * x[1]])
+
+    with pytest.raises(UsageError, match="pass position_dims=2"):
+        check(Encoding("two_d", 2, two_d, two_d))

@@ -24,7 +24,7 @@ OPTIONAL_DEPENDENCIES = {"torch", "transformers", "matplotlib", "torchtune", "ti
 NOT_IMPORTABLE = {"symrope.__main__"}  # importing it runs the command line
 KNOWN_FAILURES: dict[str, str] = {}     # module name -> reason (kept empty unless we must)
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
-MARKDOWN_PAGES = ["docs/tutorial.md"]
+MARKDOWN_PAGES = ["docs/tutorial.md", "docs/check.md"]
 
 
 def _module_names() -> list[str]:

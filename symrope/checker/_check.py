@@ -68,6 +68,12 @@ def check(encoding: Encoding, budget: float = 60.0) -> CheckReport:
        force ``H(d) = e^{dX}``.
     """
     if not isinstance(encoding, Encoding):
+        if callable(encoding):
+            raise UsageError(
+                f"check() takes an Encoding, got the plain function "
+                f"{getattr(encoding, '__name__', 'function')}: wrap it, e.g. "
+                f"Encoding('name', dim, query, key) with query(x, p) and key(x, p), or "
+                f"Encoding.from_matrices('name', F, G); for torch code use symrope.lift")
         raise UsageError(f"check() takes an Encoding, got {type(encoding).__name__}")
     if isinstance(budget, bool) or not isinstance(budget, (int, float)) or not budget > 0:
         raise UsageError(f"budget must be a positive number of seconds, got {budget!r}")

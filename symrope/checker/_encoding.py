@@ -141,8 +141,13 @@ def _call(name, what, function, *args):
     except (UsageError, BudgetExhausted):
         raise
     except Exception as error:  # the user's code: any failure is bad input, named
+        hint = ""
+        if isinstance(error, TypeError) and "unpack" in str(error) and \
+                isinstance(args[-1], sp.Basic):
+            hint = ("; it unpacks the position, which is one symbol unless the encoding says "
+                    "otherwise: pass position_dims=2 (or n) to Encoding for n-d positions")
         raise UsageError(f"encoding {name!r}: {what} raised {type(error).__name__}: "
-                         f"{' '.join(str(error).split()) or 'no message'}") from None
+                         f"{' '.join(str(error).split()) or 'no message'}{hint}") from None
 
 
 def _as_matrix(name, what, value, column: bool = False) -> sp.ImmutableMatrix:

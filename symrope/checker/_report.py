@@ -125,8 +125,11 @@ def _generator_lines(generator: dict) -> list[str]:
     lines = []
     for axis in generator["axes"]:
         blocks = axis["blocks"]
-        shown = ", ".join(f"{b['indices']}: {b['matrix']}" for b in blocks[:3])
-        more = f", ... ({len(blocks)} blocks)" if len(blocks) > 3 else ""
+        picked = blocks if len(blocks) <= 4 else blocks[:2] + blocks[-1:]
+        shown = [f"{b['indices']}: {b['matrix']}" for b in picked]
+        if len(blocks) > 4:  # the first two, the last one, and where the rest are
+            shown.insert(2, f"... {len(blocks) - 3} more (--json lists every block)")
+        shown, more = ", ".join(shown), f" ({len(blocks)} blocks)" if len(blocks) > 4 else ""
         several = len(generator["axes"]) > 1
         name = f"X_{axis['axis']} = dH/dd_{axis['axis']}(0)" if several else "X = H'(0)"
         lines.append(f"generator {name}, block diagonal: {shown}{more}")
