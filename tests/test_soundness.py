@@ -215,3 +215,16 @@ def test_the_checker_reads_an_encodings_floats_before_multiplying_them():
     exact = Encoding.from_matrices("exact", lambda p: 0.5 * rotation(p),
                                    lambda p: 2 * rotation(p))
     assert check(exact, budget=60).verdicts()["identity_at_zero"] == "proved"
+
+
+def test_a_float_too_large_to_read_exactly_is_undecided_at_once():
+    """exp of a large Float gives 1.3e+43429448190325182765: its exact integer cannot be built,
+    and the fuzzer found verify stuck on it past any budget. Now: undecided, with the reason."""
+    import time
+
+    c = sp.Symbol("C1", real=True)
+    huge = sp.Float("1.29685640608483e+43429448190325182765") * sp.exp(sp.Float(0.3) * c)
+    started = time.monotonic()
+    verdict = verify(huge, huge, budget=1)
+    assert verdict.status == "undecided" and "cannot be built" in verdict.reason
+    assert time.monotonic() - started < 5

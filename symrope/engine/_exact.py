@@ -12,7 +12,21 @@ from __future__ import annotations
 
 import sympy as sp
 
-__all__ = ["exact_rational", "read_floats_exactly"]
+from symrope.errors import UsageError
+
+__all__ = ["exact_rational", "read_floats_exactly", "FloatOutOfRange", "MAX_BINARY_EXPONENT"]
+
+# |exponent| of the largest power of two a Float may carry to be read exactly: 2**65536 is a
+# 19729-digit integer, already far past any float format; beyond it (1e+43429448190325182765,
+# which SymPy makes from exp of a large Float) the exact integer could not even be allocated.
+MAX_BINARY_EXPONENT = 65536
+
+
+class FloatOutOfRange(UsageError):
+    """A Float whose exact rational value is too large (or small) to construct.
+
+    ``verify`` answers ``undecided`` with this reason; elsewhere (an encoding) it is bad input.
+    """
 
 
 def exact_rational(value: sp.Float) -> sp.Rational:
@@ -41,6 +55,9 @@ def exact_rational(value: sp.Float) -> sp.Rational:
         if exponent != 0:  # mpmath's encodings of inf and nan have a zero mantissa too
             raise ValueError(f"{value} has no rational value")
         return sp.Integer(0)
+    if abs(exponent) > MAX_BINARY_EXPONENT:
+        raise FloatOutOfRange(f"the Float {sp.sstr(value)[:40]} carries 2**{exponent}, beyond "
+                              f"2**±{MAX_BINARY_EXPONENT}: its exact value cannot be built")
     magnitude = sp.Integer(mantissa) * sp.Integer(2) ** exponent
     return -magnitude if sign else magnitude
 

@@ -30,7 +30,7 @@ import sympy as sp
 
 from symrope.errors import InternalError, UsageError
 from symrope.engine._deadline import BudgetExhausted, deadline, signals_available
-from symrope.engine._exact import read_floats_exactly
+from symrope.engine._exact import FloatOutOfRange, read_floats_exactly
 from symrope.engine._sampling import Unsampleable, evaluate, exact_values, sample_point
 from symrope.engine._blocks import (block_claims, claim_key, evaluate_shape, expression_key,
                                     is_instance, template_of)
@@ -101,7 +101,10 @@ def verify(lhs, rhs, *, assumptions=None, budget: float = 10.0, seed: int = 0) -
         raise UsageError(f"budget must be positive, got {budget}")
     lhs, rhs = _normalise(lhs), _normalise(rhs)
     rewrites = _rewrites(assumptions)
-    (lhs, rhs), rewrites, floats = _read_floats_exactly(lhs, rhs, rewrites)
+    try:
+        (lhs, rhs), rewrites, floats = _read_floats_exactly(lhs, rhs, rewrites)
+    except FloatOutOfRange as error:  # never decided in rounded arithmetic: undecided, and why
+        return Verdict(UNDECIDED, lhs, rhs, reason=str(error))
     if rewrites:
         # subs (not xreplace) also rewrites a sub-product: X1*X2 inside s*X1*X2.
         lhs, rhs = lhs.subs(list(rewrites.items())), rhs.subs(list(rewrites.items()))
