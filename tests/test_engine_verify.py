@@ -3,6 +3,8 @@
 import threading
 import time
 
+import re
+
 import pytest
 import sympy as sp
 
@@ -237,6 +239,29 @@ def test_rational_frequencies_share_a_template_through_the_negated_slot():
         "trigonometric expansion, one template for 16 blocks with symbolic constants"]
     wrong = [R((t - s) * w) for w in omegas]
     wrong[7] = R(t * omegas[7] - s * (omegas[7] + sp.Rational(1, 10**12)))
+    verdict = verify(sp.MatMul(rope(s).T, rope(t), evaluate=False), sp.BlockDiagMatrix(*wrong),
+                     budget=60)
+    assert verdict.refuted, verdict.explain()
+
+
+def test_unevaluated_frequencies_share_one_template_and_a_wrong_block_is_still_refuted():
+    """rope_relative keeps theta^(-2i/d) unevaluated for display; instantiating a template
+    evaluates it, so membership compares with the member evaluated too (doit preserves values).
+    Without that, every block was decided alone (13 s at d = 64 instead of 0.4 s)."""
+    from symrope.theorems import get_theorem
+
+    theorem = get_theorem("rope_relative").build(d=16)
+    step = next(st for st in theorem.steps if st.claim.startswith("R_d(s)^T R_d(t) = R_d(t - s)"))
+    verdict = verify(step.lhs, step.rhs, budget=60)
+    covered = [int(n) for m in verdict.details["methods"]
+               for n in re.findall(r"one template for (\d+) blocks", m)]
+    assert verdict.proved and sum(covered) == 8, verdict.details
+    s, t = sp.symbols("s t", real=True)
+    R = lambda a: sp.Matrix([[sp.cos(a), -sp.sin(a)], [sp.sin(a), sp.cos(a)]])  # noqa: E731
+    omegas = [sp.Pow(10000, sp.Rational(-2 * i, 16), evaluate=False) for i in range(1, 8)]
+    rope = lambda pos: sp.BlockDiagMatrix(*[R(pos * w) for w in omegas])  # noqa: E731
+    wrong = [R((t - s) * w) for w in omegas]
+    wrong[3] = R((s - t) * omegas[3])
     verdict = verify(sp.MatMul(rope(s).T, rope(t), evaluate=False), sp.BlockDiagMatrix(*wrong),
                      budget=60)
     assert verdict.refuted, verdict.explain()

@@ -372,6 +372,27 @@ def is_instance(template, slots, member, memo: dict) -> bool:
         return False
     mapping = dict(zip(slots, constants))
     if isinstance(member, BlockClaim):
-        return (_instantiate_description(template.lhs, mapping) == member.lhs
-                and _instantiate_description(template.rhs, mapping) == member.rhs)
-    return sp.sympify(template).xreplace(mapping) == member
+        lhs = _instantiate_description(template.lhs, mapping)
+        rhs = _instantiate_description(template.rhs, mapping)
+        if lhs == member.lhs and rhs == member.rhs:
+            return True
+        # Instantiating evaluates constants a theorem keeps unevaluated for display
+        # (Pow(10000, -1/16, evaluate=False) becomes 10**(-1/4)): compare with the member
+        # evaluated the same way. doit() preserves values, so the template still covers it.
+        return lhs == _evaluated_description(member.lhs) and rhs == _evaluated_description(
+            member.rhs)
+    instantiated = sp.sympify(template).xreplace(mapping)
+    return instantiated == member or instantiated == _evaluated(member)
+
+
+def _evaluated(expr):
+    return expr.doit(deep=True) if isinstance(expr, sp.Basic) else expr
+
+
+def _evaluated_description(d):
+    tag = d[0]
+    if tag == LEAF:
+        return (LEAF, d[1].applyfunc(_evaluated))
+    if tag in (TRANSPOSE, INVERSE):
+        return (tag, _evaluated_description(d[1]))
+    return (tag, _evaluated(sp.sympify(d[1])), tuple(_evaluated_description(p) for p in d[2]))
