@@ -256,7 +256,10 @@ class Theorem:
     """A named statement with hypotheses and an ordered list of steps.
 
     Build one, add steps with :meth:`define`, :meth:`check` and :meth:`cite`, then call
-    :meth:`prove`.
+    :meth:`prove`. The words of a theorem (statement, hypotheses, summary, justifications,
+    cited claims) are prose with inline math between dollar signs, LaTeX math mode as in a
+    paper (``"block by block, with $a = s\\omega_i$"``): derivations typeset the math and print
+    the words literally (``\\$`` is a dollar sign). ``title`` is the heading in words.
 
     Examples
     ========
@@ -280,6 +283,7 @@ class Theorem:
     steps: list[Step] = field(default_factory=list)
     statement_latex: str | None = None
     summary: str | None = None
+    title: str | None = None
 
     def define(self, name: str, value, justification: str, *, display: tuple | None = None) -> None:
         """Record ``name := value`` (nothing to check: a definition introduces notation)."""
@@ -355,6 +359,7 @@ class TheoremBuilder:
     build_function: Callable[..., Theorem]
     defaults: dict
     grid: dict  # parameter name -> values the proof suite instantiates
+    title: str | None = None
 
     def build(self, **params) -> Theorem:
         unknown = set(params) - set(self.defaults)
@@ -365,13 +370,15 @@ class TheoremBuilder:
         result = self.build_function(**merged)
         result.params = merged
         result.summary = result.summary or self.summary
+        result.title = result.title or self.title
         return result
 
 
 BUILTIN: dict[str, TheoremBuilder] = {}
 
 
-def theorem(name: str, summary: str, *, grid: dict | None = None, **defaults):
+def theorem(name: str, summary: str, *, title: str | None = None, grid: dict | None = None,
+            **defaults):
     """Register a parametric theorem builder in the built-in library.
 
     ``defaults`` are the parameters ``symrope prove NAME`` uses; ``grid`` the values the proof
@@ -380,7 +387,8 @@ def theorem(name: str, summary: str, *, grid: dict | None = None, **defaults):
     def register(function):
         if name in BUILTIN:
             raise ValueError(f"theorem {name!r} registered twice")
-        BUILTIN[name] = TheoremBuilder(name, summary, function, dict(defaults), dict(grid or {}))
+        BUILTIN[name] = TheoremBuilder(name, summary, function, dict(defaults), dict(grid or {}),
+                                       title)
         return function
 
     return register
