@@ -151,7 +151,7 @@ def _step_tex(number: int, result, references: list[str]) -> str:
         lines.append(r"\begin{quote}\itshape " + prose_text(step.claim, "a cited claim") +
                      r"\end{quote}")
         lines.append(rf"{{\small\raggedright Reference [{cite_number}]: "
-                     rf"{escape_text(step.reference)}.\par}}")
+                     rf"{prose_text(step.reference, 'a reference')}.\par}}")
         return "\n".join(lines) + "\n"
     lines.append(rf"\stepmark{{{mark}}}{{{detail}}}%")
     lines.append(prose_text(step.justification, "a justification") + "\n")
@@ -196,9 +196,8 @@ def _theorem_body(report, heading: str, subheading: str) -> str:
                rf"{{{title}}}"]
     # The identifier under the title: what `symrope prove NAME` and the JSON report call it.
     out.append(r"{\small Theorem " + escape_name(theorem.name) + r"\par}" + "\n")
-    if theorem.summary:
-        out.append(r"{\raggedright\itshape " + prose_text(theorem.summary, "a summary") +
-                   "\\par}\n")
+    # The summary is the one line `symrope list` prints (plain text for a terminal); the
+    # document states the theorem in full below, with its formulas typeset.
     # Not hyphenated: the statement is quoted exactly as written (and found by pdftotext).
     out.append(r"\paragraph{Statement.} {\hyphenpenalty=10000\exhyphenpenalty=10000 " +
                prose_text(theorem.statement, f"the statement of {theorem.name!r}") + "\\par}\n")
@@ -237,7 +236,7 @@ def _closing_summary(report, references: list[str], subheading: str) -> str:
         out.append(r"\paragraph{Cited lemmas.} These steps are taken from the literature and are"
                    r" counted apart from machine-checked steps.")
         out.append(r"\begin{enumerate}")
-        out += [rf"  \item[{{[{i}]}}] {{\raggedright {escape_text(ref)}\par}}"
+        out += [rf"  \item[{{[{i}]}}] {{\raggedright {prose_text(ref, 'a reference')}\par}}"
                 for i, ref in enumerate(references, 1)]
         out.append(r"\end{enumerate}")
     return "\n".join(out) + "\n"

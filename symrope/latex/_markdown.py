@@ -53,7 +53,7 @@ def _step_markdown(number: int, result) -> str:
            f"{prose_markdown(step.justification, 'a justification')}", ""]
     if step.kind == "cited":
         out += [f"> {prose_markdown(step.claim, 'a cited claim')}", "",
-                f"Reference: {markdown_text(step.reference)}", ""]
+                f"Reference: {prose_markdown(step.reference, 'a reference')}", ""]
         return "\n".join(out)
     left, right = step_sides(step)
     if step.kind == "definition":
@@ -103,10 +103,7 @@ def report_markdown(report, *, versions: dict | None = None) -> str:
 
     theorem = report.theorem
     out = [f"# {markdown_text(theorem_title(theorem))}", "",
-           f"Theorem `{theorem.name}`" if "`" not in theorem.name else
            f"Theorem {markdown_text(theorem.name)}", ""]
-    if theorem.summary:
-        out += [f"*{prose_markdown(theorem.summary, 'a summary')}*", ""]
     out += [f"**Statement.** {prose_markdown(theorem.statement, 'a statement')}", ""]
     if theorem.statement_latex:
         out.append(_display(check_raw_latex(theorem.statement_latex,
@@ -140,6 +137,6 @@ def report_markdown(report, *, versions: dict | None = None) -> str:
     out.append("")
     if references:
         out += ["Cited lemmas (counted apart from machine-checked steps):", ""]
-        out += [f"{i}. {markdown_text(ref)}" for i, ref in enumerate(references, 1)]
+        out += [f"{i}. {prose_markdown(ref, 'a reference')}" for i, ref in enumerate(references, 1)]
         out.append("")
     return "\n".join(out)

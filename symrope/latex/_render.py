@@ -169,7 +169,7 @@ def _step_row(number: int, step, verdict=None) -> str:
     label = rf"\text{{({number})}}"
     if step.kind == "cited":
         body = prose_math(step.claim, "a cited claim")
-        note = r"\text{cited: }" + escape_math_text(step.reference or "")
+        note = r"\text{cited: }" + prose_math(step.reference or "", "a reference")
     else:
         left, right = step_sides(step)
         relation = DEFINES if step.kind == "definition" else _relation(

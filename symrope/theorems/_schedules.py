@@ -92,6 +92,7 @@ def _check_d(d) -> int:
 @theorem("schedule_keeps_relative",
          "a position-independent frequency schedule (linear PI, YaRN, llama3, static NTK) keeps "
          "R(s)^T R(t) = R(t - s)",
+         title="Position-independent frequency schedules stay relative",
          grid={"rope_type": ["linear", "yarn", "llama3", "ntk"], "d": [4, 8]},
          rope_type="llama3", d=8)
 def schedule_keeps_relative(rope_type="llama3", d=64) -> Theorem:
@@ -116,9 +117,9 @@ def schedule_keeps_relative(rope_type="llama3", d=64) -> Theorem:
     s, t, p, w = sp.symbols("s t p omega", real=True)
     omega = _frequencies(rope_type, d)
     thm = Theorem("schedule_keeps_relative",
-                  f"{rope_type} frequencies (d = {d}): R(s)^T R(t) = R(t - s) and R(p)^T R(p) = I "
-                  "for every real s, t, p, with the audited frequencies of this schedule at this "
-                  "d (position independence is a property of the schedule, a hypothesis: "
+                  rf"{rope_type} frequencies ($d = {d}$): $R(s)^\top R(t) = R(t - s)$ and "
+                  r"$R(p)^\top R(p) = I$ for every real $s$, $t$, $p$, with the audited "
+                  r"frequencies of this schedule at this $d$ (position independence is a property of the schedule, a hypothesis: "
                   "inv_freq takes no position)",
                   hypotheses=["the frequencies do not depend on the position or the length "
                               "(inv_freq of this schedule takes no position; not checked)"],
@@ -143,6 +144,7 @@ def schedule_keeps_relative(rope_type="llama3", d=64) -> Theorem:
 @theorem("length_dependent_schedule_not_relative",
          "a schedule recomputed from the current length (dynamic NTK, longrope) breaks the "
          "relative property between a cached key and a later query",
+         title="Length-dependent frequency schedules are not relative",
          grid={"rope_type": ["dynamic", "longrope"]}, rope_type="dynamic", d=8)
 def length_dependent_schedule_not_relative(rope_type="dynamic", d=8) -> Theorem:
     """A key cached at one length, a query computed at another: refuted with the counterexample.
@@ -162,7 +164,8 @@ def length_dependent_schedule_not_relative(rope_type="dynamic", d=8) -> Theorem:
     s, t = sp.symbols("s t", real=True)
     before, after = _frequencies(rope_type, d, short), _frequencies(rope_type, d, long)
     thm = Theorem("length_dependent_schedule_not_relative",
-                  f"{rope_type}: R_{long}(s)^T R_{short}(t) is not a function of t - s",
+                  rf"{rope_type}: $R_{{{long}}}(s)^\top R_{{{short}}}(t)$ is not a function of "
+                  r"$t - s$",
                   hypotheses=[f"key cached at sequence length {short}",
                               f"query computed at sequence length {long}"],
                   statement_latex=rf"R_{{{long}}}(s)^{{\mathsf T}} R_{{{short}}}(t) \neq "
@@ -177,7 +180,7 @@ def length_dependent_schedule_not_relative(rope_type="dynamic", d=8) -> Theorem:
               claim=f"R_{long}(s)^T R_{long}(t) = R_{long}(t - s)",
               display=(rf"R_{{{long}}}(s)^{{\mathsf T}} R_{{{long}}}(t)", rf"R_{{{long}}}(t-s)"))
     thm.check(_cross_products(s, after, t, before), _blocks(t - s, before),
-              "across the two lengths the score depends on s, not only on t - s",
+              "across the two lengths the score depends on $s$, not only on $t - s$",
               budget=_STEP_BUDGET,
               expect="refuted", claim=f"R_{long}(s)^T R_{short}(t) = R_{long}(0)^T R_{short}(t - s) "
               "(false)",
@@ -188,6 +191,7 @@ def length_dependent_schedule_not_relative(rope_type="dynamic", d=8) -> Theorem:
 
 @theorem("yarn_attention_factor_scales_identity",
          "YaRN's attention factor m keeps translation invariance but makes H(0) = m^2 I",
+         title="YaRN's attention factor scales the identity",
          grid={"d": [4, 8]}, d=4)
 def yarn_attention_factor_scales_identity(d=8) -> Theorem:
     """``(m R(s))^T (m R(t)) = m^2 R(t - s)``: relative, but ``H(0) = m^2 I != I``.
@@ -208,9 +212,9 @@ def yarn_attention_factor_scales_identity(d=8) -> Theorem:
     omega = _frequencies("yarn", d)
     s, t, p = sp.symbols("s t p", real=True)
     thm = Theorem("yarn_attention_factor_scales_identity",
-                  f"YaRN (factor 4, d = {d}): with m = {sp.sstr(m)} on q and k, "
-                  "F(s)^T G(t) = m^2 R(t - s) and H(0) = m^2 I != I",
-                  hypotheses=["cos and sin multiplied by the attention factor m"],
+                  rf"YaRN (factor 4, $d = {d}$): with $m = {sp.latex(m)}$ on $q$ and $k$, "
+                  r"$F(s)^\top G(t) = m^2 R(t - s)$ and $H(0) = m^2 I \ne I$",
+                  hypotheses=["cos and sin multiplied by the attention factor $m$"],
                   statement_latex=r"(mR(s))^{\mathsf T}(mR(t)) = m^2 R(t - s),\quad "
                                   r"H(0) = m^2 I \neq I")
     thm.define("m", m, "YaRN's attention factor 0.1 ln(factor) + 1 (symrope.schedules)")
@@ -220,11 +224,11 @@ def yarn_attention_factor_scales_identity(d=8) -> Theorem:
               claim="(m R(s))^T (m R(t)) = m^2 R(t - s)",
               display=(r"(mR(s))^{\mathsf T}(mR(t))", r"m^2 R(t-s)"))
     thm.check(_products(p, p, omega, m, m), _identity_blocks(d, m ** 2),
-              "at zero offset the score is m^2 q^T k", budget=_STEP_BUDGET,
+              r"at zero offset the score is $m^2 q^\top k$", budget=_STEP_BUDGET,
               claim="(m R(p))^T (m R(p)) = m^2 I", display=(r"(mR(p))^{\mathsf T}(mR(p))",
                                                                  r"m^2 I"))
     thm.check(_products(p, p, omega, m, m), _identity_blocks(d),
-              "so the identity assumption H(0) = I fails", expect="refuted", budget=_STEP_BUDGET,
+              "so the identity assumption $H(0) = I$ fails", expect="refuted", budget=_STEP_BUDGET,
               claim="(m R(p))^T (m R(p)) = I (false)",
               display=(r"(mR(p))^{\mathsf T}(mR(p))", "I"))
     return thm
