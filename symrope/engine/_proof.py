@@ -16,6 +16,7 @@ that a reader can tell instances from general statements.
 
 from __future__ import annotations
 
+import inspect
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -352,13 +353,16 @@ def _short(value, limit: int = 120) -> str:
 
 @dataclass(frozen=True)
 class TheoremBuilder:
-    """A parametric theorem of the built-in library: ``build(**params) -> Theorem``."""
+    """A parametric theorem of the built-in library: ``build(**params) -> Theorem``.
+
+    ``defaults`` are the parameters ``symrope prove NAME`` uses: the defaults of the build
+    function's signature, so they are written once.
+    """
 
     name: str
     summary: str
     build_function: Callable[..., Theorem]
     defaults: dict
-    grid: dict  # parameter name -> values the proof suite instantiates
     title: str | None = None
 
     def build(self, **params) -> Theorem:
@@ -377,17 +381,38 @@ class TheoremBuilder:
 BUILTIN: dict[str, TheoremBuilder] = {}
 
 
-def theorem(name: str, summary: str, *, title: str | None = None, grid: dict | None = None,
-            **defaults):
+def signature_defaults(function: Callable) -> dict:
+    """The parameters of a theorem's build function with their defaults, in order.
+
+    Every parameter needs a default: it is what ``symrope prove NAME`` uses.
+
+    Examples
+    ========
+
+    >>> from symrope.engine._proof import signature_defaults
+    >>> def build(d=64, theta=10000): ...
+    >>> signature_defaults(build)
+    {'d': 64, 'theta': 10000}
+    """
+    defaults = {}
+    for name, parameter in inspect.signature(function).parameters.items():
+        if parameter.default is inspect.Parameter.empty:
+            raise ValueError(f"theorem builder {function.__name__} needs a default for {name!r} "
+                             f"(the value 'symrope prove' uses)")
+        defaults[name] = parameter.default
+    return defaults
+
+
+def theorem(name: str, summary: str, *, title: str | None = None):
     """Register a parametric theorem builder in the built-in library.
 
-    ``defaults`` are the parameters ``symrope prove NAME`` uses; ``grid`` the values the proof
-    suite instantiates (each list is one axis of a product).
+    The parameters ``symrope prove NAME`` uses are the defaults of the decorated function's
+    signature; ``title`` is the heading of its derivation, in words.
     """
     def register(function):
         if name in BUILTIN:
             raise ValueError(f"theorem {name!r} registered twice")
-        BUILTIN[name] = TheoremBuilder(name, summary, function, dict(defaults), dict(grid or {}),
+        BUILTIN[name] = TheoremBuilder(name, summary, function, signature_defaults(function),
                                        title)
         return function
 

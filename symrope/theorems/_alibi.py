@@ -17,8 +17,7 @@ __all__ = ["alibi_nilpotent"]
 
 
 @theorem("alibi_nilpotent", "the nilpotent generator on two extra coordinates reproduces "
-         "q^T k - m (s - t) exactly", title="ALiBi as a nilpotent generator",
-         grid={"d": [1, 2, 4]}, d=2)
+         "q^T k - m (s - t) exactly", title="ALiBi as a nilpotent generator")
 def alibi_nilpotent(d=2) -> Theorem:
     """Build the ALiBi realisation for ``d`` content dimensions and a symbolic slope ``m > 0``.
 

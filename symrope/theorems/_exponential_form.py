@@ -83,8 +83,7 @@ def _difference(minuend, subtrahend):
 
 
 @theorem("exponential_form", "continuity gives H(d) = e^{dX} with X = H'(0) (integral trick, "
-         "ODE uniqueness; analytic lemma cited from Mathlib)", title="Continuity gives the exponential form",
-         grid={"n": [2, 3, 5]}, n=3)
+         "ODE uniqueness; analytic lemma cited from Mathlib)", title="Continuity gives the exponential form")
 def exponential_form(n=3) -> Theorem:
     """Build theorem 2 for ``n x n`` matrices (``n`` symbolic by default).
 

@@ -34,8 +34,7 @@ def _product(*factors):
 
 @theorem("general_solution", "every solution is G(p) = C e^{pX}, F(p) = C^{-T} e^{-pX^T} "
          "(C = G(0)), and every such pair is one; F = G iff C orthogonal and X skew-symmetric "
-         "(opaque n x n matrices; exponential-series facts cited)", title="The general solution of translation invariance",
-         grid={"n": [2, 3, 5]}, n=3)
+         "(opaque n x n matrices; exponential-series facts cited)", title="The general solution of translation invariance")
 def general_solution(n=3) -> Theorem:
     """Build theorem 3 for ``n x n`` matrices.
 

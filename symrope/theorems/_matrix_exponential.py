@@ -17,31 +17,15 @@ import sympy as sp
 
 from symrope.engine import Theorem, theorem
 from symrope.errors import UsageError
+from symrope.linalg import J, rotation
 from symrope.theorems._exponential_form import EXP_SERIES, exponential_of
 from symrope.theorems._group_law import matrix_size
 
-__all__ = ["J", "rotation", "matrix_exponential"]
+__all__ = ["matrix_exponential"]
 
 TAYLOR_COS_SIN = ("the power series of cos and sin, e.g. W. Rudin, Principles of Mathematical "
                   "Analysis, 3rd ed. (1976), Sec. 8.6-8.7 (cos and sin defined from the "
                   "exponential series)")
-
-J = sp.ImmutableMatrix([[0, -1], [1, 0]])
-
-
-def rotation(angle) -> sp.ImmutableMatrix:
-    """The 2x2 rotation ``R(angle) = cos(angle) I + sin(angle) J``.
-
-    Examples
-    ========
-
-    >>> import sympy as sp
-    >>> rotation(sp.pi / 2)
-    Matrix([
-    [0, -1],
-    [1,  0]])
-    """
-    return sp.ImmutableMatrix([[sp.cos(angle), -sp.sin(angle)], [sp.sin(angle), sp.cos(angle)]])
 
 
 def _product(*factors):
@@ -50,8 +34,7 @@ def _product(*factors):
 
 @theorem("matrix_exponential", "e^{phi J} = R(phi): J^2 = -I, the series collects to "
          "cos I + sin J, (I + phi J/N)^N -> R(phi); skew X gives orthogonal e^{dX}",
-         title="The exponential of the rotation generator",
-         grid={"order": [4, 12], "steps": [3, 10]}, order=6, steps=5, n=3)
+         title="The exponential of the rotation generator")
 def matrix_exponential(order=6, steps=5, n=3) -> Theorem:
     """Build theorem 4.
 

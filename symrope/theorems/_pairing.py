@@ -13,7 +13,8 @@ import sympy as sp
 
 from symrope.engine import Theorem, theorem
 from symrope.errors import UsageError
-from symrope.checker._zoo import rope_frequencies, rotate_half_layout, rotation
+from symrope.linalg import rotate_half_layout, rotation
+from symrope.schedules import rope_frequencies
 
 __all__ = ["pairing_permutation", "deinterleave_permutation", "rope_interleaved", "rope_half"]
 
@@ -41,8 +42,7 @@ def rope_half(p, omega) -> sp.Matrix:
 
 @theorem("pairing_permutation",
          "at the given d (default 8): R_half(p) = P R_inter(p) P^T for the de-interleave "
-         "permutation P, and HF's q*cos + rotate_half(q)*sin = R_half(p) q", title="Interleaved and half-split RoPE differ by a permutation",
-         grid={"d": [2, 4, 8, 16]}, d=8, theta=10000)
+         "permutation P, and HF's q*cos + rotate_half(q)*sin = R_half(p) q", title="Interleaved and half-split RoPE differ by a permutation")
 def pairing_permutation(d=8, theta=10000) -> Theorem:
     """Build the pairing theorem for head dimension ``d`` and base ``theta``.
 

@@ -22,11 +22,11 @@ from __future__ import annotations
 import sympy as sp
 
 from symrope.engine import Theorem, theorem
-from symrope.errors import UsageError
-from symrope.schedules import RopeConfig, inv_freq
-from symrope.theorems._matrix_exponential import J, rotation
+from symrope.linalg import J, rotation
+from symrope.schedules import (RopeConfig, inv_freq, parse_base, parse_dimension,
+                               rope_frequencies)
 
-__all__ = ["rope_relative", "rope_frequencies", "rope_blocks"]
+__all__ = ["rope_relative", "rope_blocks"]
 
 _SCALE = sp.Dummy("x", real=True)
 BLOCK_FUNCTION = ("N. J. Higham, Functions of Matrices: Theory and Computation (SIAM 2008), "
@@ -36,44 +36,6 @@ BLOCK_FUNCTION = ("N. J. Higham, Functions of Matrices: Theory and Computation (
 
 def _product(*factors):
     return sp.MatMul(*factors, evaluate=False)
-
-
-def parse_dimension(d) -> int:
-    """``d`` as an even positive head dimension, or a one-line :class:`UsageError`."""
-    if int(d) != d or d < 2 or int(d) % 2:
-        raise UsageError(f"head dimension d must be an even integer >= 2, got {d!r}")
-    return int(d)
-
-
-def parse_base(theta):
-    """``theta`` as a SymPy number > 1, or the symbol ``theta`` (positive) for ``"theta"``."""
-    if str(theta) == "theta":
-        return sp.Symbol("theta", positive=True)
-    base = sp.nsimplify(sp.sympify(theta))
-    if not (base.is_number and base.is_positive and base > 1):
-        raise UsageError(f"frequency base theta must be a number > 1 or 'theta', got {theta!r}")
-    return base
-
-
-def rope_frequencies(d: int, theta) -> list:
-    """``omega_i = theta^{-2i/d}`` for ``i = 0 .. d/2 - 1`` (powers kept unevaluated: cheap).
-
-    ``omega_0`` stays ``theta^0`` rather than ``1`` so that every pair, the first included, is
-    the same block template for the engine (same number, one proof instead of two).
-
-    Examples
-    ========
-
-    >>> [str(w) for w in rope_frequencies(4, 10000)]
-    ['10000**0', '1/sqrt(10000)']
-    >>> [float(w) for w in rope_frequencies(4, 10000)]
-    [1.0, 0.01]
-    """
-    d = parse_dimension(d)
-    theta = parse_base(theta)
-    if theta.is_Symbol:
-        return [theta ** sp.Rational(-2 * i, d) for i in range(d // 2)]
-    return [sp.Pow(theta, sp.Rational(-2 * i, d), evaluate=False) for i in range(d // 2)]
 
 
 def rope_blocks(position, frequencies) -> sp.BlockDiagMatrix:
@@ -86,8 +48,7 @@ def rope_blocks(position, frequencies) -> sp.BlockDiagMatrix:
 @theorem("rope_relative", "RoPE at the given even d (default 64): R_d(p) = e^{pX}, "
          "R_d(s)^T R_d(t) = R_d(t-s), and the score (R_d(s)q)^T(R_d(t)k) = q^T R_d(t-s) k "
          "(block-exponential lemma cited)",
-         title="RoPE is an exponential and sees only relative position",
-         grid={"d": [2, 4, 8, 64, 128], "theta": [10000, 500000]}, d=64, theta=10000)
+         title="RoPE is an exponential and sees only relative position")
 def rope_relative(d=64, theta=10000) -> Theorem:
     """Build theorem 6 for head dimension ``d`` and frequency base ``theta``.
 
@@ -123,7 +84,7 @@ def rope_relative(d=64, theta=10000) -> Theorem:
     base = parse_base(theta)
     s, t, p = sp.symbols("s t p", real=True)
     q_a, q_b, k_a, k_b = sp.symbols("q_a q_b k_a k_b", real=True)
-    frequencies = rope_frequencies(d, base)
+    frequencies = rope_frequencies(d, base, evaluate=False)
     R_s, R_t, R_ts, R_p = (rope_blocks(x, frequencies) for x in (s, t, t - s, p))
     # Blockwise steps cost time linear in d (the template is proved once, every block is still
     # keyed and sampled): scale the per-step budget with d.
@@ -168,7 +129,7 @@ def rope_relative(d=64, theta=10000) -> Theorem:
              r"the power series acts blockwise: $(\operatorname{diag} A_i)^k = \operatorname{diag}(A_i^k)$")
     # The instance at d = 4 with its frequencies evaluated (omega_0 = 1, omega_1 = theta^(-1/2)):
     # it shows the lemma on a full 4x4 generator, not this theorem's d.
-    small = [w.doit() for w in rope_frequencies(4, base)]
+    small = rope_frequencies(4, base)
     full_generator = sp.diag(*[w * sp.Matrix(J) for w in small])
     thm.check(sp.ImmutableMatrix((p * full_generator).exp()),
               sp.ImmutableMatrix(sp.diag(*[rotation(p * w) for w in small])),

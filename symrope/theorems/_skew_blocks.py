@@ -100,8 +100,7 @@ def _exponential_steps(thm, X, Q, omegas, *, explicit: bool, coefficients: bool)
 
 @theorem("skew_blocks_axis",
          "axis (a, b, c): Q^T [axis]_x Q = sqrt(a^2+b^2+c^2) J (+) 0, e^{pX} = Q diag(R, 1) Q^T",
-         title="A skew 3x3 generator rotates about its axis",
-         grid={"explicit": [False, True]}, explicit=False)
+         title="A skew 3x3 generator rotates about its axis")
 def skew_blocks_axis(explicit=False):
     explicit = bool(explicit)
     a, b, c = sp.symbols("a b c", real=True)
@@ -168,8 +167,7 @@ def rational_example(n: int, kind: str):
 
 @theorem("skew_blocks_rational",
          "rational skew X: Q built from X's eigenspaces is orthogonal, Q^T X Q = diag(w_i J, 0)",
-         title="The normal form of a rational skew matrix",
-         grid={"n": [2, 3, 4, 5, 6], "kind": list(RATIONAL_KINDS)}, n=4, kind="distinct")
+         title="The normal form of a rational skew matrix")
 def skew_blocks_rational(n=4, kind="distinct"):
     n, kind = int(n), str(kind)
     if not 1 <= n <= 8:
@@ -245,9 +243,7 @@ def _mpf_rational(value) -> sp.Rational:
 
 @theorem("skew_blocks_certified",
          "any n: a dyadic Q with rigorously bounded ||Q^T Q - I|| and ||Q^T X Q - B|| (numeric)",
-         title="A certified normal form for a floating-point skew matrix",
-         grid={"n": [8, 17], "kind": list(CERTIFIED_KINDS)},
-         n=16, kind="random", seed=0, dps=60, position=10**6, tolerance=None)
+         title="A certified normal form for a floating-point skew matrix")
 def skew_blocks_certified(n=16, kind="random", seed=0, dps=60, position=10**6, tolerance=None):
     n, kind, seed, dps = int(n), str(kind), int(seed), int(dps)
     position = sp.Rational(position)

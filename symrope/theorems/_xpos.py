@@ -21,30 +21,14 @@ import sympy as sp
 from symrope.engine import Theorem, theorem
 from symrope.errors import UsageError
 from symrope.theorems._exponential_form import exponential_of
-from symrope.theorems._matrix_exponential import J, rotation
-from symrope.theorems._rope import parse_base, parse_dimension, rope_frequencies
+from symrope.linalg import J, rotation
+from symrope.schedules import parse_base, parse_dimension, rope_frequencies, xpos_scales
 
-__all__ = ["xpos_damped_rotation", "xpos_scales"]
+__all__ = ["xpos_damped_rotation"]
 
 
 def _product(*factors):
     return sp.MatMul(*factors, evaluate=False)
-
-
-def xpos_scales(d: int, gamma=sp.Rational(2, 5)) -> list:
-    """The xPos per-pair scales ``zeta_i = (2i/d + gamma)/(1 + gamma)``, exactly.
-
-    Examples
-    ========
-
-    >>> xpos_scales(4)
-    [2/7, 9/14]
-    """
-    d = parse_dimension(d)
-    gamma = sp.nsimplify(gamma)
-    if not (gamma.is_number and gamma.is_positive):
-        raise UsageError(f"xPos gamma must be a positive number, got {gamma!r}")
-    return [(sp.Rational(2 * i, d) + gamma) / (1 + gamma) for i in range(d // 2)]
 
 
 def _scaled_blocks(position, exponent_sign, scales, frequencies, scale_base):
@@ -70,9 +54,7 @@ def _damped_rotation_entries(scale, angle):
 
 @theorem("xpos_damped_rotation", "xPos / damped rotation: F(s)^T G(t) = e^{lambda(t-s)} "
          "R(omega(t-s)); decay over causal lag, growth the other way; identical damping refuted",
-         title="Damped rotations and xPos",
-         grid={"d": [2, 8, 64, 128], "theta": [10000, 500000]},
-         d=8, theta=10000, gamma=sp.Rational(2, 5), scale_base=512)
+         title="Damped rotations and xPos")
 def xpos_damped_rotation(d=8, theta=10000, gamma=sp.Rational(2, 5), scale_base=512) -> Theorem:
     """Build theorem 7.
 
@@ -183,7 +165,7 @@ def xpos_damped_rotation(d=8, theta=10000, gamma=sp.Rational(2, 5), scale_base=5
               r"0$; and $\zeta_i > 0$: hence $\lambda_i$ $=$ -ln(zeta_i)/B > 0 and "
               r"$e^{-\lambda_i l}$ decays",
               claim="1 - zeta_i = (d - 2i) / (d (1 + gamma)), so 0 < zeta_i < 1 and lambda_i > 0")
-    frequencies = rope_frequencies(d, base)
+    frequencies = rope_frequencies(d, base, evaluate=False)
     query = lambda position: _scaled_blocks(position, 1, scales, frequencies, scale_base)  # noqa
     key = lambda position: _scaled_blocks(position, -1, scales, frequencies, scale_base)  # noqa
     pair_generator = -sp.log(zeta) / scale_base * identity + omega * sp.Matrix(J)
