@@ -124,7 +124,7 @@ def exponential_form(n=3) -> Theorem:
          "H(d+u)")]
     thm = Theorem(
         "exponential_form",
-        r"If $d \to H(d)$ is a continuous map from the reals to invertible $n \times n$ matrices "
+        r"If $d \mapsto H(d)$ is a continuous map from the reals to invertible $n \times n$ matrices "
         r"with $H(a + b) = H(a) H(b)$ and $H(0) = I$, then $H$ is differentiable, $X = H'(0)$ "
         r"commutes with every $H(d)$, and $H(d) = e^{dX}$ for every real $d$. Proved here: the "
         r"algebra (on opaque $n \times n$ matrices) and the calculus (on one entry) of the "
