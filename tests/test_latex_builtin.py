@@ -15,6 +15,8 @@ import pytest
 
 from symrope.latex import (combined_document, compile_pdf, latex_errors, overfull_boxes,
                            report_markdown, theorem_document)
+from symrope.latex._prose import prose_words
+from symrope.latex._render import theorem_title
 from symrope.theorems import builtin_theorems, get_theorem
 from test_latex_support import pdf_text, require_tool
 
@@ -22,6 +24,11 @@ from test_latex_support import pdf_text, require_tool
 # than this runs off the page.
 PAGE_EDGE_PT = 4.3 / 2.54 * 72.27
 _PUNCTUATION = {"’": "'", "‘": "'", "“": '"', "”": '"', "–": "--", "—": "---", "−": "-"}
+# ASCII math that a typeset derivation never shows: a formula printed as text (R_d(s)^T,
+# omega_i = theta^(-2i/d)) or a caret that became a wedge.
+ASCII_MATH = ["^T", "_d(", "omega_", "theta^(", "∧", "^{", "int_"]
+# Matrix symbols whose subscripts or arguments were once glued into one name (R_{t-s} as Rts).
+GLUED_NAMES = ["Rts", "Hde", "dHd", "Hdu", "Gab", "Hma", "ETmt", "ETms", "Emt", "Ems"]
 
 
 def _prove(name: str):
@@ -45,6 +52,14 @@ def _normalise(text: str) -> str:
     return "".join(text.split())
 
 
+def _statement_words(statement: str) -> list[str]:
+    """The statement's words (a formula's superscripts may sit between two of them in the
+    PDF's layout text, so words are compared one by one, without adjacent punctuation)."""
+    words = [_normalise(word).strip(",.;:()") for piece in prose_words(statement)
+             for word in piece.split()]
+    return [word for word in words if len(word) > 3]
+
+
 def _check_log(log: str, what: str) -> None:
     assert latex_errors(log) == [], f"{what}: {latex_errors(log)}"
     off_page = [amount for amount in overfull_boxes(log) if amount > PAGE_EDGE_PT]
@@ -57,10 +72,18 @@ def test_combined_document_of_every_builtin_theorem_compiles(tmp_path, builtin_r
     tex.write_text(combined_document(builtin_reports), encoding="utf-8")
     pdf = compile_pdf(tex, tmp_path)
     _check_log((tmp_path / "all.log").read_text(encoding="latin-1"), "combined document")
-    text = _normalise(pdf_text(pdf))
+    raw = pdf_text(pdf)
+    text = _normalise(raw)
     for report in builtin_reports:
-        assert _normalise(report.theorem.statement) in text, report.theorem.name
+        # The statement's words are quoted exactly; its formulas are typeset (checked below).
+        for words in _statement_words(report.theorem.statement):
+            assert words in text, (report.theorem.name, words)
         assert _normalise(report.theorem.name) in text
+        assert _normalise(theorem_title(report.theorem)) in text
+    found = {pattern: raw.count(pattern) for pattern in ASCII_MATH if pattern in raw}
+    assert found == {}, f"ASCII math printed as text in the derivations: {found}"
+    glued = [name for name in GLUED_NAMES if re.search(rf"\b{name}\b", raw)]
+    assert glued == [], f"matrix names lost their subscripts or arguments: {glued}"
     assert f"{sum(r.proved for r in builtin_reports)}of{len(builtin_reports)}theoremsproved" \
         in text
 
@@ -78,7 +101,7 @@ def test_single_theorem_documents_compile(tmp_path, builtin_reports):
     for report, pdf in zip(chosen, pdfs):
         _check_log(pdf.with_suffix(".log").read_text(encoding="latin-1"), report.theorem.name)
         text = _normalise(pdf_text(pdf))
-        assert _normalise(report.theorem.statement) in text
+        assert all(words in text for words in _statement_words(report.theorem.statement))
         assert f"Checkedsteps{report.checked_steps}" in text
 
 
@@ -90,3 +113,29 @@ def test_every_step_of_every_builtin_theorem_is_rendered(builtin_reports):
         assert len(cited) == report.cited_lemmas
         page = report_markdown(report)
         assert page.count("**Step ") == len(report.results), report.theorem.name
+
+
+def test_matrix_symbols_keep_their_subscripts_and_arguments(builtin_reports):
+    by_name = {report.theorem.name: report for report in builtin_reports}
+    rope = theorem_document(by_name["rope_relative"])
+    assert r"R_{d}(t-s)" in rope and r"q^{\top} R_{d}(t-s) k" in rope
+    assert "Rts" not in rope
+    exponential = theorem_document(by_name["exponential_form"])
+    assert "H'(d)" in exponential and "H(d+e)" in exponential
+    assert "dHd" not in exponential and "Hde" not in exponential
+
+
+def test_rope_relative_shows_its_d_4_instance_with_evaluated_frequencies(builtin_reports):
+    (report,) = [r for r in builtin_reports if r.theorem.name == "rope_relative"]
+    (instance,) = [r.step for r in report.results if r.step.instance]
+    assert "d = 4" in instance.instance and "d = 4" in instance.justification
+    tex = theorem_document(report)
+    assert "10000^{0}" not in tex and "10000^0" not in tex  # omega_0 = 1, evaluated
+    assert report.theorem.params["d"] == 64 and "$d = 64$" in report.theorem.statement
+
+
+def test_the_engine_method_is_said_once_per_step(builtin_reports):
+    for report in builtin_reports:
+        for line in re.findall(r"Proved by ([^;]*);", theorem_document(report)):
+            rewrites = re.split(r", | and ", re.sub(r"\(.*\)", "", line))
+            assert len(rewrites) == len(set(rewrites)), (report.theorem.name, line)

@@ -102,7 +102,7 @@ def test_nd_theorem_refutes_the_non_skew_one_axis_case(reports):
     values = {str(k): v for k, v in point.items()}
     s_val, t_val = values["s1"], values["t1"]
     assert sp.exp(s_val + t_val) != sp.exp(t_val - s_val)  # the score is e^{s+t}
-    assert any(h.startswith("X1^T = -X1") for h in report.theorem.hypotheses)
+    assert any(h.startswith(r"$X_1^\top = -X_1$") for h in report.theorem.hypotheses)
     necessity = [r for r in report.results if "[X1, X2]/2" in r.step.claim]
     assert necessity and necessity[0].verdict.status == PROVED and necessity[0].content
     assert "if and only if" in report.theorem.statement
@@ -147,6 +147,6 @@ def test_schedules_no_longer_claim_position_independence_from_im_omega(reports):
 
 def test_rope_says_for_which_d_and_cites_the_block_lemma(reports):
     report = reports["rope_relative"]
-    assert "Proved for this d" in report.theorem.statement
+    assert "Proved for this $d$" in report.theorem.statement
     assert any("Higham" in r.step.reference for r in report.results if r.step.kind == CITED)
     assert report.instance_steps >= 1

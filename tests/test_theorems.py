@@ -4,6 +4,9 @@ Runtime is kept small: each theorem at its defaults (plus RoPE at d = 128); the 
 runs in ``proofs/seed_theorems.py``.
 """
 
+import ast
+import pathlib
+
 import pytest
 import sympy as sp
 from matrix_helpers import explicit_matrix
@@ -11,9 +14,8 @@ from matrix_helpers import explicit_matrix
 from symrope import UsageError
 from symrope.engine import CHECKED, CITED, PROVED, REFUTED
 from symrope.theorems import builtin_theorems, get_theorem
-from symrope.theorems._matrix_exponential import J, rotation
-from symrope.theorems._rope import rope_frequencies
-from symrope.theorems._xpos import xpos_scales
+from symrope.linalg import J, rotation
+from symrope.schedules import rope_frequencies, xpos_scales
 
 MINE = ["group_law", "exponential_form", "general_solution", "matrix_exponential",
         "rope_relative", "xpos_damped_rotation"]
@@ -164,3 +166,50 @@ def test_cli_rejects_an_odd_head_dimension_in_one_line(capsys):
     assert main(["prove", "rope_relative", "--param", "d=7"]) == 2
     error = capsys.readouterr().err.strip()
     assert "\n" not in error and "even" in error
+
+
+# The parameters `symrope prove` used when the defaults were written twice (decorator and
+# signature, which disagreed for two schedule theorems): the decorator's, kept.
+PROVE_DEFAULTS = {
+    "group_law": {"n": 3}, "exponential_form": {"n": 3}, "general_solution": {"n": 3},
+    "matrix_exponential": {"order": 6, "steps": 5, "n": 3},
+    "skew_blocks_axis": {"explicit": False},
+    "skew_blocks_rational": {"n": 4, "kind": "distinct"},
+    "rope_relative": {"d": 64, "theta": 10000},
+    "xpos_damped_rotation": {"d": 8, "theta": 10000, "gamma": sp.Rational(2, 5),
+                             "scale_base": 512},
+    "pairing_permutation": {"d": 8, "theta": 10000},
+    "nd_commuting_generators_relative": {"n": 3},
+    "nd_noncommuting_generators_not_relative": {},
+    "schedule_keeps_relative": {"rope_type": "llama3", "d": 8},
+    "length_dependent_schedule_not_relative": {"rope_type": "dynamic", "d": 8},
+    "yarn_attention_factor_scales_identity": {"d": 4},
+    "alibi_nilpotent": {"d": 2},
+}
+
+
+def test_prove_defaults_are_the_signature_defaults_and_unchanged():
+    theorems = builtin_theorems()
+    for name, expected in PROVE_DEFAULTS.items():
+        assert theorems[name].defaults == expected, name
+        assert get_theorem(name).build().params == expected, name
+    assert not hasattr(theorems["rope_relative"], "grid")
+
+
+def test_theorems_import_no_private_checker_module():
+    folder = pathlib.Path(__file__).resolve().parents[1] / "symrope" / "theorems"
+    for path in folder.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom):
+                assert not (node.module or "").startswith("symrope.checker"), path.name
+
+
+def test_rotations_and_frequencies_have_one_home():
+    from symrope.checker import _zoo
+    from symrope.linalg import _skew
+    from symrope.theorems import _matrix_exponential, _rope, _xpos
+
+    assert _zoo.rotation is _skew.rotation is _matrix_exponential.rotation is rotation
+    assert _skew.J is _matrix_exponential.J is J
+    assert _zoo.rope_frequencies is _rope.rope_frequencies is rope_frequencies
+    assert _zoo.xpos_scales is _xpos.xpos_scales is xpos_scales

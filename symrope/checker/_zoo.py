@@ -14,9 +14,10 @@ import sympy as sp
 from symrope.engine import PROVED as P, REFUTED as R
 from symrope.errors import UsageError
 from symrope.checker._encoding import Encoding
+from symrope.linalg import rotate_half_layout, rotate_pairs, rotation, so3_exponential
+from symrope.schedules import rope_frequencies, xpos_scales
 
-__all__ = ["ZOO", "ZooEntry", "zoo_encoding", "rope_frequencies", "rotate_pairs",
-           "rotate_half_layout", "so3_exponential"]
+__all__ = ["ZOO", "ZooEntry", "zoo_encoding"]
 
 
 @dataclass(frozen=True)
@@ -32,35 +33,6 @@ class ZooEntry:
     def expected_verdicts(self) -> dict:
         names = ("linearity", "translation_invariance", "identity_at_zero", "continuity")
         return dict(zip(names, self.expected))
-
-
-def rope_frequencies(d: int, theta=10000) -> list:
-    """``omega_i = theta^(-2i/d)`` for ``i < d/2`` (exact; ``theta`` may be a positive symbol)."""
-    base = sp.sympify(theta)
-    return [base ** sp.Rational(-2 * i, d) for i in range(d // 2)]
-
-
-def rotation(angle) -> sp.Matrix:
-    return sp.Matrix([[sp.cos(angle), -sp.sin(angle)], [sp.sin(angle), sp.cos(angle)]])
-
-
-def rotate_pairs(x, angles) -> sp.Matrix:
-    """Interleaved layout (Meta reference, RoFormer): pair ``(2i, 2i+1)`` turns by ``angles[i]``."""
-    out = list(x)
-    for i, angle in enumerate(angles):
-        a, b = x[2 * i], x[2 * i + 1]
-        out[2 * i] = a * sp.cos(angle) - b * sp.sin(angle)
-        out[2 * i + 1] = a * sp.sin(angle) + b * sp.cos(angle)
-    return sp.Matrix(out)
-
-
-def rotate_half_layout(x, angles) -> sp.Matrix:
-    """HF layout: ``x * cos + rotate_half(x) * sin`` with ``cos = cat(cos(angles), cos(angles))``."""
-    half = len(angles)
-    cos = [sp.cos(a) for a in angles] * 2
-    sin = [sp.sin(a) for a in angles] * 2
-    rotated_half = [-x[i + half] for i in range(half)] + [x[i] for i in range(half)]
-    return sp.Matrix([x[i] * cos[i] + rotated_half[i] * sin[i] for i in range(2 * half)])
 
 
 def _rope(name, d, theta=10000, layout="interleaved"):
@@ -82,11 +54,6 @@ def _partial_rotary(d=8, fraction=sp.Rational(1, 2), theta=10000):
         return sp.Matrix.vstack(head, sp.Matrix(x[rotary:, :]))
 
     return lambda: Encoding("partial_rotary", d, encode, encode)
-
-
-def xpos_scales(d: int, gamma=sp.Rational(2, 5)) -> list:
-    """xPos per-pair scales ``zeta_i = (2i/d + gamma) / (1 + gamma)`` (Sun et al. 2022)."""
-    return [(sp.Rational(2 * i, d) + gamma) / (1 + gamma) for i in range(d // 2)]
 
 
 def _xpos(name, d=8, scale_base=512, identical=False):
@@ -167,15 +134,6 @@ def _mixed_2d(d=4):
         return rotate_pairs(x, [p[0] * a + p[1] * b for a, b in zip(along_x, along_y)])
 
     return lambda: Encoding("rope_2d_mixed", d, encode, encode, position_dims=2)
-
-
-def so3_exponential(r1, r2):
-    """``exp(r1 L_z + r2 L_x)`` in closed form (Rodrigues), with ``sinc`` so it is defined at 0."""
-    Lz = sp.Matrix([[0, -1, 0], [1, 0, 0], [0, 0, 0]])
-    Lx = sp.Matrix([[0, 0, 0], [0, 0, -1], [0, 1, 0]])
-    K = r1 * Lz + r2 * Lx
-    angle = sp.sqrt(r1 ** 2 + r2 ** 2)
-    return sp.eye(3) + sp.sinc(angle) * K + sp.sinc(angle / 2) ** 2 / 2 * K * K
 
 
 def _liere():

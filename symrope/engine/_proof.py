@@ -16,6 +16,7 @@ that a reader can tell instances from general statements.
 
 from __future__ import annotations
 
+import inspect
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -256,7 +257,10 @@ class Theorem:
     """A named statement with hypotheses and an ordered list of steps.
 
     Build one, add steps with :meth:`define`, :meth:`check` and :meth:`cite`, then call
-    :meth:`prove`.
+    :meth:`prove`. The words of a theorem (statement, hypotheses, summary, justifications,
+    cited claims) are prose with inline math between dollar signs, LaTeX math mode as in a
+    paper (``"block by block, with $a = s\\omega_i$"``): derivations typeset the math and print
+    the words literally (``\\$`` is a dollar sign). ``title`` is the heading in words.
 
     Examples
     ========
@@ -280,6 +284,7 @@ class Theorem:
     steps: list[Step] = field(default_factory=list)
     statement_latex: str | None = None
     summary: str | None = None
+    title: str | None = None
 
     def define(self, name: str, value, justification: str, *, display: tuple | None = None) -> None:
         """Record ``name := value`` (nothing to check: a definition introduces notation)."""
@@ -348,13 +353,17 @@ def _short(value, limit: int = 120) -> str:
 
 @dataclass(frozen=True)
 class TheoremBuilder:
-    """A parametric theorem of the built-in library: ``build(**params) -> Theorem``."""
+    """A parametric theorem of the built-in library: ``build(**params) -> Theorem``.
+
+    ``defaults`` are the parameters ``symrope prove NAME`` uses: the defaults of the build
+    function's signature, so they are written once.
+    """
 
     name: str
     summary: str
     build_function: Callable[..., Theorem]
     defaults: dict
-    grid: dict  # parameter name -> values the proof suite instantiates
+    title: str | None = None
 
     def build(self, **params) -> Theorem:
         unknown = set(params) - set(self.defaults)
@@ -365,22 +374,46 @@ class TheoremBuilder:
         result = self.build_function(**merged)
         result.params = merged
         result.summary = result.summary or self.summary
+        result.title = result.title or self.title
         return result
 
 
 BUILTIN: dict[str, TheoremBuilder] = {}
 
 
-def theorem(name: str, summary: str, *, grid: dict | None = None, **defaults):
+def signature_defaults(function: Callable) -> dict:
+    """The parameters of a theorem's build function with their defaults, in order.
+
+    Every parameter needs a default: it is what ``symrope prove NAME`` uses.
+
+    Examples
+    ========
+
+    >>> from symrope.engine._proof import signature_defaults
+    >>> def build(d=64, theta=10000): ...
+    >>> signature_defaults(build)
+    {'d': 64, 'theta': 10000}
+    """
+    defaults = {}
+    for name, parameter in inspect.signature(function).parameters.items():
+        if parameter.default is inspect.Parameter.empty:
+            raise ValueError(f"theorem builder {function.__name__} needs a default for {name!r} "
+                             f"(the value 'symrope prove' uses)")
+        defaults[name] = parameter.default
+    return defaults
+
+
+def theorem(name: str, summary: str, *, title: str | None = None):
     """Register a parametric theorem builder in the built-in library.
 
-    ``defaults`` are the parameters ``symrope prove NAME`` uses; ``grid`` the values the proof
-    suite instantiates (each list is one axis of a product).
+    The parameters ``symrope prove NAME`` uses are the defaults of the decorated function's
+    signature; ``title`` is the heading of its derivation, in words.
     """
     def register(function):
         if name in BUILTIN:
             raise ValueError(f"theorem {name!r} registered twice")
-        BUILTIN[name] = TheoremBuilder(name, summary, function, dict(defaults), dict(grid or {}))
+        BUILTIN[name] = TheoremBuilder(name, summary, function, signature_defaults(function),
+                                       title)
         return function
 
     return register

@@ -11,7 +11,9 @@ import platform
 import re
 
 from symrope.latex._escape import check_raw_latex, escape_name, escape_text, pdf_string
-from symrope.latex._render import DEFINES, counterexample_latex, parameters_math, step_sides
+from symrope.latex._prose import method_phrase, prose_text
+from symrope.latex._render import (DEFINES, counterexample_latex, parameters_math, step_sides,
+                                   theorem_title)
 
 __all__ = ["theorem_document", "combined_document", "PREAMBLE", "versions"]
 
@@ -127,9 +129,10 @@ def _mark(step, verdict) -> tuple[str, str]:
 def _evidence(step, verdict) -> str:
     """The line under a checked step: how it was decided, or why not."""
     if verdict.status == "proved":
-        method = escape_text(verdict.method or "rewriting")
-        checks = _plural(verdict.cross_checks, "numeric cross-check")
-        return rf"{{\small Proved by {method}; {checks} agree ({verdict.seconds:.2f}\,s).}}" + "\n"
+        method = escape_text(method_phrase(verdict.method))
+        checks = (f"{_plural(verdict.cross_checks, 'numeric cross-check')} agree"
+                  if verdict.cross_checks else "no numeric cross-check was possible")
+        return rf"{{\small Proved by {method}; {checks} ({verdict.seconds:.2f}\,s).}}" + "\n"
     if verdict.status == "refuted":
         return (r"{\small Counterexample (exact, re-checked at 30 and 60 digits):}" + "\n" +
                 "\\[\n\\fitmath{" + counterexample_latex(verdict) + "}\n\\]\n")
@@ -146,13 +149,14 @@ def _step_tex(number: int, result, references: list[str]) -> str:
         references.append(step.reference)
         cite_number = len(references)
         lines.append(rf"\stepmark{{cited [{cite_number}]}}{{not machine-checked}}%")
-        lines.append(escape_text(step.justification) + "\n")
-        lines.append(r"\begin{quote}\itshape " + escape_text(step.claim) + r"\end{quote}")
+        lines.append(prose_text(step.justification, "a justification") + "\n")
+        lines.append(r"\begin{quote}\itshape " + prose_text(step.claim, "a cited claim") +
+                     r"\end{quote}")
         lines.append(rf"{{\small\raggedright Reference [{cite_number}]: "
-                     rf"{escape_text(step.reference)}.\par}}")
+                     rf"{prose_text(step.reference, 'a reference')}.\par}}")
         return "\n".join(lines) + "\n"
     lines.append(rf"\stepmark{{{mark}}}{{{detail}}}%")
-    lines.append(escape_text(step.justification) + "\n")
+    lines.append(prose_text(step.justification, "a justification") + "\n")
     left, right = step_sides(step)
     if step.kind == "definition":
         relation = DEFINES
@@ -186,16 +190,19 @@ def _parameters(theorem) -> str:
 
 def _theorem_body(report, heading: str, subheading: str) -> str:
     theorem = report.theorem
-    title = escape_name(theorem.name)
+    title = escape_text(theorem_title(theorem))
     if heading.endswith("*"):  # unnumbered: no optional argument, no bookmark
-        out = [rf"\{heading}{{Theorem {title}}}"]
+        out = [rf"\{heading}{{{title}}}"]
     else:
-        out = [rf"\{heading}[\texorpdfstring{{{title}}}{{{pdf_string(theorem.name)}}}]{{{title}}}"]
-    if theorem.summary:
-        out.append(r"{\raggedright\itshape " + escape_text(theorem.summary) + "\\par}\n")
+        out = [rf"\{heading}[\texorpdfstring{{{title}}}{{{pdf_string(theorem_title(theorem))}}}]"
+               rf"{{{title}}}"]
+    # The identifier under the title: what `symrope prove NAME` and the JSON report call it.
+    out.append(r"{\small Theorem " + escape_name(theorem.name) + r"\par}" + "\n")
+    # The summary is the one line `symrope list` prints (plain text for a terminal); the
+    # document states the theorem in full below, with its formulas typeset.
     # Not hyphenated: the statement is quoted exactly as written (and found by pdftotext).
     out.append(r"\paragraph{Statement.} {\hyphenpenalty=10000\exhyphenpenalty=10000 " +
-               escape_text(theorem.statement) + "\\par}\n")
+               prose_text(theorem.statement, f"the statement of {theorem.name!r}") + "\\par}\n")
     if theorem.statement_latex:
         latex = check_raw_latex(theorem.statement_latex, f"statement_latex of {theorem.name!r}")
         out.append(_display_fitted(latex))
@@ -203,7 +210,7 @@ def _theorem_body(report, heading: str, subheading: str) -> str:
     if params:
         out.append(r"\paragraph{Parameters.}" + "\n" + params)
     if theorem.hypotheses:
-        items = "\n".join(r"  \item " + escape_text(h) for h in theorem.hypotheses)
+        items = "\n".join(r"  \item " + prose_text(h, "a hypothesis") for h in theorem.hypotheses)
         out.append(r"\paragraph{Hypotheses.}" + "\n" + r"\begin{itemize}" + "\n" + items + "\n" +
                    r"\end{itemize}" + "\n")
     out.append(r"\paragraph{Verdict.} " + _verdict_sentence(report) + "\n")
@@ -231,7 +238,7 @@ def _closing_summary(report, references: list[str], subheading: str) -> str:
         out.append(r"\paragraph{Cited lemmas.} These steps are taken from the literature and are"
                    r" counted apart from machine-checked steps.")
         out.append(r"\begin{enumerate}")
-        out += [rf"  \item[{{[{i}]}}] {{\raggedright {escape_text(ref)}\par}}"
+        out += [rf"  \item[{{[{i}]}}] {{\raggedright {prose_text(ref, 'a reference')}\par}}"
                 for i, ref in enumerate(references, 1)]
         out.append(r"\end{enumerate}")
     return "\n".join(out) + "\n"
@@ -319,7 +326,7 @@ def combined_document(reports) -> str:
 
 def _overview_table(reports) -> str:
     rows = "\n".join(
-        rf"  \raggedright {escape_name(r.theorem.name)} & {escape_text(r.verdict)} & "
+        rf"  \raggedright {escape_text(theorem_title(r.theorem))} & {escape_text(r.verdict)} & "
         rf"{r.checked_steps} & {r.cited_lemmas} & {r.seconds:.2f}\,s \\" for r in reports)
     total = sum(r.seconds for r in reports)
     proved = sum(r.proved for r in reports)

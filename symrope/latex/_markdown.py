@@ -9,7 +9,9 @@ from __future__ import annotations
 import re
 
 from symrope.latex._escape import check_raw_latex
-from symrope.latex._render import DEFINES, counterexample_latex, parameters_math, step_sides
+from symrope.latex._prose import method_phrase, prose_markdown
+from symrope.latex._render import (DEFINES, counterexample_latex, parameters_math, step_sides,
+                                   theorem_title)
 
 __all__ = ["report_markdown", "markdown_text"]
 
@@ -48,10 +50,10 @@ def _mark(step, verdict) -> str:
 def _step_markdown(number: int, result) -> str:
     step, verdict = result.step, result.verdict
     out = [f"**Step {number}** — *{markdown_text(_mark(step, verdict))}.* "
-           f"{markdown_text(step.justification)}", ""]
+           f"{prose_markdown(step.justification, 'a justification')}", ""]
     if step.kind == "cited":
-        out += [f"> {markdown_text(step.claim)}", "",
-                f"Reference: {markdown_text(step.reference)}", ""]
+        out += [f"> {prose_markdown(step.claim, 'a cited claim')}", "",
+                f"Reference: {prose_markdown(step.reference, 'a reference')}", ""]
         return "\n".join(out)
     left, right = step_sides(step)
     if step.kind == "definition":
@@ -61,9 +63,10 @@ def _step_markdown(number: int, result) -> str:
     out.append(_display(rf"\begin{{aligned}}{left} &{relation} {right}\end{{aligned}}"))
     if verdict is not None:
         if verdict.status == "proved":
-            out.append(f"Proved by {markdown_text(verdict.method or 'rewriting')}; "
-                       f"{verdict.cross_checks} numeric cross-checks agree "
-                       f"({verdict.seconds:.2f} s).")
+            checks = (f"{verdict.cross_checks} numeric cross-checks agree"
+                      if verdict.cross_checks else "no numeric cross-check was possible")
+            out.append(f"Proved by {markdown_text(method_phrase(verdict.method))}; "
+                       f"{checks} ({verdict.seconds:.2f} s).")
         elif verdict.status == "refuted":
             out += ["Counterexample (exact, re-checked at 30 and 60 digits):", "",
                     _display(counterexample_latex(verdict))]
@@ -94,22 +97,22 @@ def report_markdown(report, *, versions: dict | None = None) -> str:
     >>> thm = Theorem("double_angle", "sin(2x) = 2 sin(x) cos(x)")
     >>> thm.check(sp.sin(2*x), 2*sp.sin(x)*sp.cos(x), "expand the sine of a sum")
     >>> print(report_markdown(thm.prove()).splitlines()[0])
-    # double\_angle
+    # Double angle
     """
     from symrope.latex._document import versions as current_versions
 
     theorem = report.theorem
-    out = [f"# {markdown_text(theorem.name)}", ""]
-    if theorem.summary:
-        out += [f"*{markdown_text(theorem.summary)}*", ""]
-    out += [f"**Statement.** {markdown_text(theorem.statement)}", ""]
+    out = [f"# {markdown_text(theorem_title(theorem))}", "",
+           f"Theorem {markdown_text(theorem.name)}", ""]
+    out += [f"**Statement.** {prose_markdown(theorem.statement, 'a statement')}", ""]
     if theorem.statement_latex:
         out.append(_display(check_raw_latex(theorem.statement_latex,
                                             f"statement_latex of {theorem.name!r}")))
     if theorem.params:
         out += ["**Parameters.**", "", _display(parameters_math(theorem.params))]
     if theorem.hypotheses:
-        out += ["**Hypotheses.**", ""] + [f"- {markdown_text(h)}" for h in theorem.hypotheses]
+        out += ["**Hypotheses.**", ""] + [f"- {prose_markdown(h, 'a hypothesis')}"
+                                          for h in theorem.hypotheses]
         out.append("")
     failures = len(report.failures())
     verdict = (f"**Verdict: {report.verdict}.** " +
@@ -134,6 +137,6 @@ def report_markdown(report, *, versions: dict | None = None) -> str:
     out.append("")
     if references:
         out += ["Cited lemmas (counted apart from machine-checked steps):", ""]
-        out += [f"{i}. {markdown_text(ref)}" for i, ref in enumerate(references, 1)]
+        out += [f"{i}. {prose_markdown(ref, 'a reference')}" for i, ref in enumerate(references, 1)]
         out.append("")
     return "\n".join(out)

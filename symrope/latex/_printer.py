@@ -18,6 +18,13 @@ _MAX_SCANNED_SIDE = 64
 
 # Names SymPy may typeset itself: letters and digits, with _sub / ^super parts and primes.
 _SAFE_NAME = re.compile(r"[A-Za-z][A-Za-z0-9]*([_^][A-Za-z0-9]+)*'*")
+# Names written the way a reader writes them: a base name, primes, an optional braced
+# subscript and an optional argument list, e.g. R_{t-s}, H(d+e), H'(d). Only characters that
+# mean nothing special to TeX may appear inside the braces and parentheses.
+_WRITTEN_NAME = re.compile(r"(?P<base>[A-Za-z][A-Za-z0-9]*)(?P<primes>'*)"
+                           r"(?:_\{(?P<sub>[A-Za-z0-9+\-, ]+)\})?"
+                           r"(?:\^\{(?P<sup>[A-Za-z0-9+\-, ']+(?:\^T)?)\})?"
+                           r"(?:\((?P<args>[A-Za-z0-9+\-, ]*)\))?")
 
 
 class SafeLatexPrinter(LatexPrinter):
@@ -33,7 +40,23 @@ class SafeLatexPrinter(LatexPrinter):
     def _deal_with_super_sub(self, string: str, style: str = "plain") -> str:
         if _SAFE_NAME.fullmatch(string):
             return super()._deal_with_super_sub(string, style=style)
+        written = _WRITTEN_NAME.fullmatch(string)
+        if written and any(written.group(part) is not None for part in ("sub", "sup", "args")):
+            text = super()._deal_with_super_sub(written.group("base"), style=style)
+            text += written.group("primes")
+            if written.group("sub") is not None:
+                text += "_{" + written.group("sub") + "}"
+            if written.group("sup") is not None:
+                text += "^{" + written.group("sup").replace("^T", r"^{\top}") + "}"
+            if written.group("args") is not None:
+                text += "(" + written.group("args") + ")"
+            return text
         return escape_math_text(string)
+
+    def _print_Transpose(self, expr):
+        # The same transpose sign as the prose and the authors' displays: ^\top, not ^T.
+        text = super()._print_Transpose(expr)
+        return text[:-len("^{T}")] + r"^{\top}" if text.endswith("^{T}") else text
 
     def _print_Str(self, s):
         return self._deal_with_super_sub(str(s.name))
@@ -128,6 +151,8 @@ def math_latex(expr, **settings) -> str:
     >>> from symrope.latex import math_latex
     >>> math_latex(sp.Symbol("omega_0") * sp.Symbol("p"))
     '\\omega_{0} p'
+    >>> math_latex(sp.MatrixSymbol("R_{t-s}", 4, 4).T * sp.MatrixSymbol("H'(d+e)", 4, 4))
+    "R_{t-s}^{\\top} H'(d+e)"
     >>> math_latex(sp.Symbol(r"\input{x}"))
     '\\backslash{}\\text{input}\\{\\text{x}\\}'
     >>> J = sp.Matrix([[0, -1], [1, 0]])

@@ -11,9 +11,10 @@ import re
 
 from symrope.latex._escape import check_raw_latex, escape_math_text
 from symrope.latex._printer import SafeLatexPrinter, math_latex
+from symrope.latex._prose import prose_math
 
 __all__ = ["verdict_latex", "report_latex", "theorem_latex", "step_sides", "counterexample_latex",
-           "name_math", "parameters_math", "DEFINES", "EQUALS"]
+           "name_math", "parameters_math", "theorem_title", "DEFINES", "EQUALS"]
 
 DEFINES, EQUALS = ":=", "="
 _IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)*")
@@ -61,6 +62,28 @@ def name_math(text: str) -> str:
     return "".join(out)
 
 
+def theorem_title(theorem) -> str:
+    """A theorem's title in words: its ``title``, else its name with underscores as spaces.
+
+    Examples
+    ========
+
+    >>> from symrope import Theorem
+    >>> from symrope.latex._render import theorem_title
+    >>> theorem_title(Theorem("double_angle", "sin 2x = 2 sin x cos x"))
+    'Double angle'
+    >>> theorem_title(Theorem("x", "x = x", title="Reflexivity"))
+    'Reflexivity'
+    """
+    if getattr(theorem, "title", None):
+        return theorem.title
+    name = str(theorem.name)
+    if _IDENTIFIER.fullmatch(name):
+        words = name.replace("_", " ")
+        return words[:1].upper() + words[1:]
+    return name
+
+
 def parameters_math(params: dict) -> str:
     r"""Math-mode LaTeX for a theorem's parameters: ``d = 128,\quad \theta = 10000``."""
     parts = [f"{name_math(str(key))} = "
@@ -75,8 +98,12 @@ def step_sides(step) -> tuple[str, str]:
         left, right = step.display
         return (check_raw_latex(left, f"display of step {step.claim!r}"),
                 check_raw_latex(right, f"display of step {step.claim!r}"))
-    left = name_math(step.lhs) if isinstance(step.lhs, str) else math_latex(step.lhs)
-    right = escape_math_text(step.rhs) if isinstance(step.rhs, str) else math_latex(step.rhs)
+    # A string side is prose (words, formulas between $ signs); a name without $ is an ASCII name.
+    if isinstance(step.lhs, str):
+        left = prose_math(step.lhs, "a step") if "$" in step.lhs else name_math(step.lhs)
+    else:
+        left = math_latex(step.lhs)
+    right = prose_math(step.rhs, "a step") if isinstance(step.rhs, str) else math_latex(step.rhs)
     return left, right
 
 
@@ -141,14 +168,14 @@ def _step_row(number: int, step, verdict=None) -> str:
     """One row of the math-mode summary array: ``(3)  lhs = rhs   [mark] justification``."""
     label = rf"\text{{({number})}}"
     if step.kind == "cited":
-        body = escape_math_text(step.claim)
-        note = r"\text{cited: }" + escape_math_text(step.reference or "")
+        body = prose_math(step.claim, "a cited claim")
+        note = r"\text{cited: }" + prose_math(step.reference or "", "a reference")
     else:
         left, right = step_sides(step)
         relation = DEFINES if step.kind == "definition" else _relation(
             verdict.status if verdict is not None else None, step.expect)
         body = f"{left} {relation} {right}"
-        note = _mark_math(step, verdict) + r"\ " + escape_math_text(step.justification)
+        note = _mark_math(step, verdict) + r"\ " + prose_math(step.justification, "a justification")
     return f"{label} & {body} & {note}"
 
 
@@ -166,7 +193,7 @@ def _mark_math(step, verdict) -> str:
 def _statement_math(theorem) -> str:
     if theorem.statement_latex:
         return check_raw_latex(theorem.statement_latex, f"statement_latex of {theorem.name!r}")
-    return escape_math_text(theorem.statement)
+    return prose_math(theorem.statement, f"the statement of {theorem.name!r}")
 
 
 def theorem_latex(theorem) -> str:
@@ -179,13 +206,13 @@ def theorem_latex(theorem) -> str:
     >>> from symrope import Theorem
     >>> from symrope.latex import theorem_latex
     >>> x = sp.Symbol("x")
-    >>> thm = Theorem("double_angle", "sin(2x) = 2 sin(x) cos(x)")
+    >>> thm = Theorem("double_angle", r"$\sin 2x = 2 \sin x \cos x$")
     >>> thm.check(sp.sin(2*x), 2*sp.sin(x)*sp.cos(x), "expand the sine of a sum")
     >>> print(theorem_latex(thm))  # doctest: +NORMALIZE_WHITESPACE
-    \begin{array}{l}\textbf{Theorem }\text{double}\_\text{angle}\text{: }\text{sin(2x) = 2 sin(x) cos(x)}\\
+    \begin{array}{l}\textbf{Theorem }\text{Double angle}\text{: }\sin 2x = 2 \sin x \cos x\\
     \begin{array}{lll}\text{(1)} & \sin{\left(2 x \right)} = 2 \sin{\left(x \right)} \cos{\left(x \right)} & \text{[to check]}\ \text{expand the sine of a sum}\end{array}\end{array}
     """
-    header = (r"\textbf{Theorem }" + escape_math_text(theorem.name) + r"\text{: }" +
+    header = (r"\textbf{Theorem }" + escape_math_text(theorem_title(theorem)) + r"\text{: }" +
               _statement_math(theorem))
     rows = [_step_row(i, step) for i, step in enumerate(theorem.steps, 1)]
     return _array(header, rows)
@@ -210,7 +237,7 @@ def report_latex(report) -> str:
     theorem = report.theorem
     counts = (f"{report.verdict}: {_plural(report.checked_steps, 'checked step')}, "
               f"{_plural(report.cited_lemmas, 'cited lemma')}")
-    header = (r"\textbf{Theorem }" + escape_math_text(theorem.name) + r"\text{: }" +
+    header = (r"\textbf{Theorem }" + escape_math_text(theorem_title(theorem)) + r"\text{: }" +
               _statement_math(theorem) + r"\quad" + rf"\text{{{counts}}}")
     rows = [_step_row(i, r.step, r.verdict) for i, r in enumerate(report.results, 1)]
     return _array(header, rows)

@@ -20,17 +20,12 @@ from dataclasses import dataclass
 import sympy as sp
 
 from symrope.errors import UsageError
+from symrope.linalg._rotations import J, rotation
 
-__all__ = ["J", "rotation", "block_matrix", "SkewBlocks", "require_skew", "skew_blocks_exact",
+__all__ = ["block_matrix", "SkewBlocks", "require_skew", "skew_blocks_exact",
            "cross_product_matrix", "axis_skew_blocks", "block_exponential", "householder",
            "conjugated_skew"]
 
-J = sp.ImmutableMatrix([[0, -1], [1, 0]])
-
-
-def rotation(angle) -> sp.ImmutableMatrix:
-    """The plane rotation ``R(angle) = cos(angle) I + sin(angle) J``."""
-    return sp.ImmutableMatrix([[sp.cos(angle), -sp.sin(angle)], [sp.sin(angle), sp.cos(angle)]])
 
 
 def block_matrix(omegas, n: int) -> sp.ImmutableMatrix:

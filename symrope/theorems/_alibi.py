@@ -17,7 +17,7 @@ __all__ = ["alibi_nilpotent"]
 
 
 @theorem("alibi_nilpotent", "the nilpotent generator on two extra coordinates reproduces "
-         "q^T k - m (s - t) exactly", grid={"d": [1, 2, 4]}, d=2)
+         "q^T k - m (s - t) exactly", title="ALiBi as a nilpotent generator")
 def alibi_nilpotent(d=2) -> Theorem:
     """Build the ALiBi realisation for ``d`` content dimensions and a symbolic slope ``m > 0``.
 
@@ -52,12 +52,12 @@ def alibi_nilpotent(d=2) -> Theorem:
         return sp.diag(sp.eye(d), I2 + a * N)
 
     thm = Theorem("alibi_nilpotent",
-                  f"(F(s) q')^T (G(t) k') = q^T k - m (s - t), q' = (q, 1, 0), k' = (k, 0, m), "
-                  f"d = {d}",
-                  hypotheses=["s, t real", "m > 0 (the head's slope)"],
+                  rf"$(F(s) q')^\top (G(t) k') = q^\top k - m (s - t)$ with $q' = (q, 1, 0)$, "
+                  rf"$k' = (k, 0, m)$, $d = {d}$",
+                  hypotheses=["$s$, $t$ real", "$m > 0$ (the head's slope)"],
                   statement_latex=r"(F(s)q')^{\mathsf T}(G(t)k') = q^{\mathsf T}k - m\,(s - t)")
     thm.define("N", N, "the nilpotent generator on the two extra coordinates")
-    thm.check(N * N, sp.zeros(2, 2), "N is nilpotent", claim="N^2 = 0")
+    thm.check(N * N, sp.zeros(2, 2), "$N$ is nilpotent", claim="N^2 = 0")
     thm.check((p * N).exp(), I2 + p * N, "the exponential series stops after the linear term",
               claim="e^{pN} = I + pN")
     thm.check(F(s).T * G(t), G(t - s), "the shears compose by adding offsets",
@@ -66,9 +66,10 @@ def alibi_nilpotent(d=2) -> Theorem:
     padded_q = sp.Matrix.vstack(q, sp.Matrix([1, 0]))
     padded_k = sp.Matrix.vstack(k, sp.Matrix([0, m]))
     thm.check((F(s) * padded_q).T * (G(t) * padded_k), sp.Matrix([(q.T * k)[0, 0] - m * (s - t)]),
-              "the extra coordinates contribute m (t - s)",
+              "the extra coordinates contribute $m (t - s)$",
               claim="(F(s) q')^T (G(t) k') = q^T k - m (s - t)")
     thm.check(sp.diff(G(offset), offset).subs(offset, 0), sp.diag(sp.zeros(d), N),
-              "the generator is X = H'(0) = diag(0, N): zero directions and one nilpotent shear",
+              r"the generator is $X = H'(0) = \operatorname{diag}(0, N)$: zero directions and "
+              r"one nilpotent shear",
               claim="H'(0) = diag(0, N)")
     return thm

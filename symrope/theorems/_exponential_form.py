@@ -25,25 +25,27 @@ from symrope.theorems._group_law import matrix_size
 __all__ = ["exponential_form", "exponential_of", "MATHLIB_GENERATOR", "HAMEL_CAUCHY",
            "EXP_SERIES"]
 
-MATHLIB_GENERATOR = ("Lean Mathlib, OneParameterSubgroup.existsUnique_generator "
-                     "(Mathlib/Analysis/Normed/Algebra/OneParameterSubgroup.lean): a continuous "
-                     "one-parameter subgroup of a complete normed algebra is t -> exp(t X) for a "
-                     "unique X")
+MATHLIB_GENERATOR = (r"Lean Mathlib, OneParameterSubgroup.existsUnique_generator "
+                     r"(Mathlib/Analysis/Normed/Algebra/OneParameterSubgroup.lean): a continuous "
+                     r"one-parameter subgroup of a complete normed algebra is $t \mapsto \exp(t X)$ "
+                     r"for a unique $X$")
 HAMEL_CAUCHY = ("G. Hamel, 'Eine Basis aller Zahlen und die unstetigen Loesungen der "
-                "Funktionalgleichung f(x+y) = f(x) + f(y)', Math. Ann. 60 (1905) 459-462")
-MATHLIB_INTEGRAL_UNIT = ("Lean Mathlib, Mathlib/Analysis/Normed/Algebra/OneParameterSubgroup.lean, "
-                         "lemma exists_isUnit_intervalIntegral (used in the proof of "
-                         "existsUnique_generator): for a continuous one-parameter subgroup U there "
-                         "is d > 0 with int_0^d U(x) dx invertible")
-INTEGRAL_LINEARITY = ("linearity of the (entrywise) interval integral: a constant matrix factor "
-                      "moves inside, M int f = int M f and (int f) M = int f M (Mathlib "
-                      "ContinuousLinearMap.intervalIntegral_comp_comm; the same file's proof of "
-                      "existsUnique_generator uses it for U(t) int_0^d U = int_0^d U(t + x) dx)")
-MEAN_VALUE = ("mean value theorem (e.g. W. Rudin, Principles of Mathematical Analysis, 3rd ed., "
-              "Thm. 5.11): a function with zero derivative on an interval is constant")
+                "Funktionalgleichung $f(x+y) = f(x) + f(y)$', Math. Ann. 60 (1905) 459-462")
+MATHLIB_INTEGRAL_UNIT = (r"Lean Mathlib, "
+                         r"Mathlib/Analysis/Normed/Algebra/OneParameterSubgroup.lean, lemma "
+                         r"exists_isUnit_intervalIntegral (used in the proof of "
+                         r"existsUnique_generator): for a continuous one-parameter subgroup $U$ "
+                         r"there is $d > 0$ with $\int_0^d U(x)\,dx$ invertible")
+INTEGRAL_LINEARITY = (r"linearity of the (entrywise) interval integral: a constant matrix factor "
+                      r"moves inside, $M \int f = \int M f$ and $(\int f) M = \int f M$ "
+                      r"(Mathlib ContinuousLinearMap.intervalIntegral_comp_comm; the same file's "
+                      r"proof of existsUnique_generator uses it for $U(t) \int_0^d U = \int_0^d "
+                      r"U(t + x)\,dx$)")
+MEAN_VALUE = ("mean value theorem (e.g. W. Rudin, Principles of Mathematical Analysis, 3rd "
+              "ed., Thm. 5.11): a function with zero derivative on an interval is constant")
 EXP_SERIES = ("the exponential series converges absolutely and may be differentiated term by "
-              "term; e^{A} e^{B} = e^{A+B} when AB = BA (B. C. Hall, Lie Groups, Lie Algebras, "
-              "and Representations, 2nd ed. (2015), Prop. 2.3)")
+              "term; $e^{A} e^{B} = e^{A+B}$ when $AB = BA$ (B. C. Hall, Lie Groups, Lie "
+              "Algebras, and Representations, 2nd ed. (2015), Prop. 2.3)")
 
 
 _SCALE = sp.Dummy("x", real=True)
@@ -81,7 +83,7 @@ def _difference(minuend, subtrahend):
 
 
 @theorem("exponential_form", "continuity gives H(d) = e^{dX} with X = H'(0) (integral trick, "
-         "ODE uniqueness; analytic lemma cited from Mathlib)", grid={"n": [2, 3, 5]}, n=3)
+         "ODE uniqueness; analytic lemma cited from Mathlib)", title="Continuity gives the exponential form")
 def exponential_form(n=3) -> Theorem:
     """Build theorem 2 for ``n x n`` matrices (``n`` symbolic by default).
 
@@ -118,68 +120,69 @@ def exponential_form(n=3) -> Theorem:
     h = sp.Function("h")
     H_d, H_e, H_de, H_0, A, X, dH_d, E, dE, E_pos, H_u, H_du = [
         sp.MatrixSymbol(name, size, size) for name in
-        ("Hd", "He", "Hde", "H0", "A", "X", "dHd", "Em", "dEm", "Ep", "Hu", "Hdu")]
+        ("H(d)", "H(e)", "H(d+e)", "H(0)", "A", "X", "H'(d)", "E(d)", "E'(d)", "e^{dX}", "H(u)",
+         "H(d+u)")]
     thm = Theorem(
         "exponential_form",
-        "If d -> H(d) is a continuous map from the reals to invertible n x n matrices with "
-        "H(a + b) = H(a) H(b) and H(0) = I, then H is differentiable, X = H'(0) commutes with "
-        "every H(d), and H(d) = e^{dX} for every real d. Proved here: the algebra (on opaque "
-        "n x n matrices) and the calculus (on one entry) of the integral-trick and "
-        "ODE-uniqueness argument; cited: the analytic lemma itself (Mathlib), the invertibility "
-        "of the integral, the linearity of the integral, the derivative of e^{-dX} (checked on "
-        "two 2x2 instances) and the mean value theorem.",
-        hypotheses=["H(a + b) = H(a) H(b), H(0) = I (theorem group_law)",
-                    "H is continuous (assumption 4)"],
+        r"If $d \mapsto H(d)$ is a continuous map from the reals to invertible $n \times n$ matrices "
+        r"with $H(a + b) = H(a) H(b)$ and $H(0) = I$, then $H$ is differentiable, $X = H'(0)$ "
+        r"commutes with every $H(d)$, and $H(d) = e^{dX}$ for every real $d$. Proved here: the "
+        r"algebra (on opaque $n \times n$ matrices) and the calculus (on one entry) of the "
+        r"integral-trick and ODE-uniqueness argument; cited: the analytic lemma itself "
+        r"(Mathlib), the invertibility of the integral, the linearity of the integral, the "
+        r"derivative of $e^{-dX}$ (checked on two 2x2 instances) and the mean value theorem.",
+        hypotheses=["$H(a + b) = H(a) H(b)$, $H(0) = I$ (theorem group_law)",
+                    "$H$ is continuous (assumption 4)"],
         statement_latex=r"H \text{ continuous},\ H(a+b) = H(a)H(b),\ H(0) = I \implies "
                         r"H(\delta) = e^{\delta X},\ X = H'(0)")
-    thm.cite("a continuous one-parameter subgroup H of GL(n, R) is differentiable and "
-             "H(d) = exp(dX) for a unique X", MATHLIB_GENERATOR,
+    thm.cite(r"a continuous one-parameter subgroup $H$ of $\mathrm{GL}(n, \mathbb{R})$ is differentiable and $H(d) "
+             r"= \exp(dX)$ for a unique $X$", MATHLIB_GENERATOR,
              "the analytic lemma this theorem rests on; the steps below check its algebraic and "
              "calculus skeleton where SymPy can")
-    thm.cite("A = int_0^e H(u) du is invertible for some e > 0", MATHLIB_INTEGRAL_UNIT,
-             "A / e -> H(0) = I as e -> 0 by continuity, and the invertible matrices are open")
-    thm.define("A", "int_0^e H(u) du", "the integral of H over [0, e], entrywise")
-    thm.define("Hd, He, Hde, H0, dHd, Hu, Hdu", "H(d), H(e), H(d+e), H(0), H'(d), H(u), "
-               "H(d+u)",
-               f"opaque {size} x {size} matrices")
+    thm.cite(r"$A = \int_0^e H(u) \,du$ is invertible for some $e > 0$", MATHLIB_INTEGRAL_UNIT,
+             r"$A / e \to H(0) = I$ as $e \to 0$ by continuity, and the invertible matrices are "
+             r"open")
+    thm.define("A", r"$\int_0^e H(u) \,du$", "the integral of $H$ over $[0, e]$, entrywise")
+    thm.define("$H(d), H(e), H(d+e), H(0), H'(d), H(u), H(d+u)$",
+               rf"opaque ${size} \times {size}$ matrices", "nothing about their entries is used")
 
     # The calculus, on one entry h of H (integrals and derivatives of matrices act entrywise).
     thm.check(sp.diff(sp.Integral(h(d + u), (u, 0, e)), e),
               sp.diff(sp.Integral(h(v), (v, d, d + e)), e),
-              "fundamental theorem of calculus: both sides have derivative h(d + e) in e, and "
-              "both vanish at e = 0, so int_0^e h(d + u) du = int_d^{d+e} h(v) dv",
+              r"fundamental theorem of calculus: both sides have derivative $h(d + e)$ in $e$, "
+              r"and both vanish at $e = 0$, so $\int_0^e h(d + u) \,du = \int_d^{d+e} h(v) \,dv$",
               claim="d/de int_0^e h(d+u) du = d/de int_d^{d+e} h(v) dv")
     thm.check(sp.diff(sp.Integral(h(v), (v, d, d + e)), d), h(d + e) - h(d),
               "Leibniz rule for an integral with moving limits",
               claim="d/dd int_d^{d+e} h(v) dv = h(d + e) - h(d)")
     thm.check(_product(H_d, H_u), _product(H_u, H_d),
-              "both products are H(d + u) by the group law (so the integrands of H(d) A and "
-              "A H(d) agree at every u)", claim="H(d) H(u) = H(u) H(d)",
+              "both products are $H(d + u)$ by the group law (so the integrands of $H(d) A$ and "
+              "$A H(d)$ agree at every $u$)", claim="H(d) H(u) = H(u) H(d)",
               assumptions=[sp.Eq(_product(H_d, H_u), H_du), sp.Eq(_product(H_u, H_d), H_du)])
-    thm.cite("H(d) A = int_0^e H(d) H(u) du = int_0^e H(d + u) du = int_d^{d+e} H(v) dv, and "
-             "A H(d) = int_0^e H(u) H(d) du = H(d) A", INTEGRAL_LINEARITY,
+    thm.cite(r"$H(d) A = \int_0^e H(d) H(u) \,du = \int_0^e H(d + u) \,du = \int_d^{d+e} H(v) "
+             r"\,dv$, and $A H(d) = \int_0^e H(u) H(d) \,du = H(d) A$", INTEGRAL_LINEARITY,
              "linearity of the integral, then the group law (the step above), then the change of "
              "variables checked above on one entry")
 
     # (H(e) - I) A^{-1} is written out as H(e) A^{-1} - A^{-1}: same matrix, and the random
     # matrix cross-checks stay cheap (no identity inside a product).
     group_law = sp.Eq(H_de, _product(H_d, H_e))
-    thm.check(H_de - H_d, _product(H_d, H_e) - H_d, "the group law H(d + e) = H(d) H(e)",
+    thm.check(H_de - H_d, _product(H_d, H_e) - H_d, "the group law $H(d + e) = H(d) H(e)$",
               claim="H'(d) A = H(d + e) - H(d) = H(d) (H(e) - I)", assumptions=[group_law])
     generator = _product(H_e, A.I) - A.I
-    thm.define("X", "(H(e) - I) A^{-1} = H(e) A^{-1} - A^{-1}", "the candidate generator")
+    thm.define("X", "$(H(e) - I) A^{-1} = H(e) A^{-1} - A^{-1}$", "the candidate generator")
     thm.check(dH_d, _product(H_d, X),
-              "divide by the invertible A on the right, then use the definition of X",
+              "divide by the invertible $A$ on the right, then use the definition of $X$",
               claim="H'(d) = (H(d + e) - H(d)) A^{-1} = H(d) X",
               assumptions=[sp.Eq(dH_d, _product(_product(H_d, H_e) - H_d, A.I)),
                            sp.Eq(X, generator)])
-    thm.check(_product(H_0, X), X, "H(0) = I", claim="H'(0) = H(0) X = X",
+    thm.check(_product(H_0, X), X, "$H(0) = I$", claim="H'(0) = H(0) X = X",
               assumptions=[sp.Eq(H_0, identity)])
 
     # X commutes with H(d).
     commutes_with_A = sp.Eq(_product(H_d, A), _product(A, H_d))
     thm.check(_product(A.I, _product(H_d, A), A.I), _product(H_d, A.I),
-              "H(d) A = A H(d) (cited above); multiply by A^{-1} on both sides",
+              "$H(d) A = A H(d)$ (cited above); multiply by $A^{-1}$ on both sides",
               claim="A^{-1} H(d) = H(d) A^{-1}", assumptions=[commutes_with_A])
     thm.check(_difference(_product(H_e, _product(A.I, H_d)), _product(A.I, H_d)),
               _product(H_e, H_d, A.I) - _product(H_d, A.I),
@@ -187,7 +190,7 @@ def exponential_form(n=3) -> Theorem:
               assumptions=[sp.Eq(_product(A.I, H_d), _product(H_d, A.I))])
     thm.check(_difference(_product(_product(H_e, H_d), A.I), _product(H_d, A.I)),
               _product(H_d, X),
-              "H(e) H(d) = H(e + d) = H(d) H(e)",
+              "$H(e) H(d) = H(e + d) = H(d) H(e)$",
               claim="(H(e) - I) H(d) A^{-1} = H(d) (H(e) - I) A^{-1} = H(d) X",
               assumptions=[sp.Eq(_product(H_e, H_d), _product(H_d, H_e)), sp.Eq(X, generator)])
 
@@ -201,26 +204,28 @@ def exponential_form(n=3) -> Theorem:
                   "SymPy can; the general fact is the term-by-term derivative of the series)",
                   claim=f"d/dd e^{{-dX}} = -X e^{{-dX}} for {name}", instance=f"2x2, {name}")
         thm.check(exponential * exponential_of(example, d), sp.eye(2),
-                  "dX and -dX commute, so e^{-dX} e^{dX} = e^{0} = I",
+                  "$dX$ and $-dX$ commute, so $e^{-dX} e^{dX} = e^{0} = I$",
                   claim=f"e^{{-dX}} e^{{dX}} = I for {name}", instance=f"2x2, {name}")
-    thm.cite("d/dd e^{-dX} = -e^{-dX} X and e^{dX} e^{-dX} = I for every square X", EXP_SERIES,
-             "differentiate the series term by term; dX commutes with -dX")
+    thm.cite(r"$\frac{d}{dd} e^{-dX} = -e^{-dX} X$ and $e^{dX} e^{-dX} = I$ for every square $X$",
+             EXP_SERIES,
+             "differentiate the series term by term; $dX$ commutes with $-dX$")
+    thm.define("$E(d)$", "$e^{-dX}$", "an opaque matrix again, with derivative $E'(d)$")
     thm.check(_product(dE, H_d) + _product(E, dH_d), sp.ZeroMatrix(size, size),
-              "product rule; (e^{-dX})' = -e^{-dX} X and H'(d) = H(d) X = X H(d)",
+              "product rule; $E'(d) = -e^{-dX} X$ and $H'(d) = H(d) X = X H(d)$",
               claim="d/dd [e^{-dX} H(d)] = e^{-dX}(H'(d) - X H(d)) = 0",
               assumptions=[sp.Eq(dE, -_product(E, X)), sp.Eq(dH_d, _product(X, H_d))])
-    thm.cite("e^{-dX} H(d) = e^{0} H(0) = I for every d", MEAN_VALUE,
+    thm.cite("$e^{-dX} H(d) = e^{0} H(0) = I$ for every $d$", MEAN_VALUE,
              "its derivative vanishes on the whole real line (entrywise)")
-    thm.check(_product(_product(E_pos, E), H_d), H_d, "e^{dX} e^{-dX} = I",
+    thm.check(_product(_product(E_pos, E), H_d), H_d, "$e^{dX} e^{-dX} = I$",
               claim="(e^{dX} e^{-dX}) H(d) = H(d)",
               assumptions=[sp.Eq(_product(E_pos, E), identity)])
     thm.check(_product(_product(E_pos, E), H_d), _product(E_pos, _product(E, H_d)),
               "associativity", claim="(e^{dX} e^{-dX}) H(d) = e^{dX} (e^{-dX} H(d))")
     thm.check(_product(E_pos, _product(E, H_d)), E_pos,
-              "e^{-dX} H(d) = I (above); with the two previous steps, H(d) = e^{dX}",
+              "$e^{-dX} H(d) = I$ (above); with the two previous steps, $H(d) = e^{dX}$",
               claim="e^{dX} (e^{-dX} H(d)) = e^{dX}, hence H(d) = e^{dX}",
               assumptions=[sp.Eq(_product(E, H_d), identity)])
     thm.cite("without continuity the conclusion fails", HAMEL_CAUCHY,
-             "for n = 1, H(d) = e^{f(d)} with f a non-measurable additive function (Hamel "
-             "basis) satisfies the group law but is not e^{dX}")
+             "for $n = 1$, $H(d) = e^{f(d)}$ with $f$ a non-measurable additive function (Hamel "
+             "basis) satisfies the group law but is not $e^{dX}$")
     return thm

@@ -34,7 +34,7 @@ def _product(*factors):
 
 @theorem("general_solution", "every solution is G(p) = C e^{pX}, F(p) = C^{-T} e^{-pX^T} "
          "(C = G(0)), and every such pair is one; F = G iff C orthogonal and X skew-symmetric "
-         "(opaque n x n matrices; exponential-series facts cited)", grid={"n": [2, 3, 5]}, n=3)
+         "(opaque n x n matrices; exponential-series facts cited)", title="The general solution of translation invariance")
 def general_solution(n=3) -> Theorem:
     """Build theorem 3 for ``n x n`` matrices.
 
@@ -67,31 +67,35 @@ def general_solution(n=3) -> Theorem:
     s, t, p = sp.symbols("s t p", real=True)
     C, X, E_t, E_ms, E_mt, ET_ms, ET_mt, E_p, ET_mp, G_0, G_t, H_t, A, P = [
         sp.MatrixSymbol(name, size, size) for name in
-        ("C", "X", "Et", "Ems", "Emt", "ETms", "ETmt", "Ep", "ETmp", "G0", "Gt", "Ht", "A", "P")]
+        ("C", "X", "e^{tX}", "e^{-sX}", "e^{-tX}", "e^{-sX^T}", "e^{-tX^T}", "e^{pX}",
+         "e^{-pX^T}", "G(0)", "G(t)", "H(t)", "A", "P")]
     thm = Theorem(
         "general_solution",
-        "Let F, G satisfy translation invariance F(s)^T G(t) = H(t - s) with H(t) = e^{tX} "
-        "(theorems group_law and exponential_form). Then G(t) = C e^{tX} and "
-        "F(t) = C^{-T} e^{-tX^T} with C = G(0): every solution has this form. Conversely, for "
-        "every invertible n x n C and n x n X this pair satisfies F(s)^T G(t) = e^{(t-s)X} with "
-        "H(0) = I. Moreover F(p) = G(p) for every real p if and only if C^T C = I and "
-        "X^T = -X. Checked on opaque n x n matrices; cited: the exponential-series facts "
-        "(e^A)^T = e^{A^T}, (e^A)^{-1} = e^{-A}, e^{A} e^{B} = e^{A+B} for AB = BA and "
-        "d/dp e^{pA}|_0 = A, each also checked on 2x2 instances.",
-        hypotheses=["C invertible", "X any real square matrix",
-                    "for the converse direction: F(s)^T G(t) = H(t - s), H(t) = e^{tX}"],
+        r"Let $F$, $G$ satisfy translation invariance $F(s)^\top G(t) = H(t - s)$ with $H(t) = "
+        r"e^{tX}$ (theorems group_law and exponential_form). Then $G(t) = C e^{tX}$ and $F(t) = "
+        r"C^{-\top} e^{-tX^\top}$ with $C = G(0)$: every solution has this form. Conversely, for "
+        r"every invertible $C$ and every $X$ (both $n \times n$) this pair satisfies $F(s)^\top G(t) "
+        r"= e^{(t-s)X}$ with $H(0) = I$. Moreover $F(p) = G(p)$ for every real $p$ if and only "
+        r"if $C^\top C = I$ and $X^\top = -X$. Checked on opaque $n \times n$ matrices; cited: "
+        r"the exponential-series facts $(e^A)^\top = e^{A^\top}$, $(e^A)^{-1} = e^{-A}$, $e^{A} "
+        r"e^{B} = e^{A+B}$ for $AB = BA$ and $\frac{d}{dp} e^{pA}|_0 = A$, each also checked on "
+        r"2x2 instances.",
+        hypotheses=["$C$ invertible", "$X$ any real square matrix",
+                    r"for the converse direction: $F(s)^\top G(t) = H(t - s)$, $H(t) = e^{tX}$"],
         statement_latex=r"F(s)^\top G(t) = e^{(t-s)X} \iff G(p) = Ce^{pX},\ "
                         r"F(p) = C^{-\top}e^{-pX^\top};\quad F \equiv G \iff C^\top C = I,\ "
                         r"X^\top = -X")
-    thm.define("Et, Emt, Ems, ETmt, ETms", "e^{tX}, e^{-tX}, e^{-sX}, e^{-tX^T}, e^{-sX^T}",
-               f"exponentials of the opaque {size} x {size} generator, as opaque matrices")
-    thm.cite("(e^{A})^T = e^{A^T}; (e^{A})^{-1} = e^{-A}; e^{A} e^{B} = e^{A+B} when AB = BA; "
-             "e^{0} = I; d/dp e^{pA} at p = 0 is A", EXP_SERIES,
+    thm.define(r"$e^{tX}, e^{-tX}, e^{-sX}, e^{-tX^\top}, e^{-sX^\top}$",
+               rf"opaque ${size} \times {size}$ matrices",
+               "the exponentials of the opaque generator, themselves opaque")
+    thm.cite(r"$(e^{A})^\top = e^{A^\top}$; $(e^{A})^{-1} = e^{-A}$; $e^{A} e^{B} = e^{A+B}$ "
+             r"when $AB = BA$; $e^{0} = I$; $\frac{d}{dp} e^{pA}$ at $p = 0$ is $A$", EXP_SERIES,
              "transpose, multiply and differentiate the exponential series term by term")
     thm.check(sp.Transpose(_product(A, P)), _product(sp.Transpose(P), A.T),
-              "the induction step behind (e^A)^T = e^{A^T}: (A^{k+1})^T = (A A^k)^T = "
-              "(A^k)^T A^T, which is (A^T)^k A^T = (A^T)^{k+1} by the induction hypothesis "
-              "(A^k)^T = (A^T)^k; the series is then transposed term by term (cited)",
+              r"the induction step behind $(e^A)^\top = e^{A^\top}$: $(A^{k+1})^\top = (A "
+              r"A^k)^\top = (A^k)^\top A^\top$, which is $(A^\top)^k A^\top = (A^\top)^{k+1}$ by "
+              r"the induction hypothesis $(A^k)^\top = (A^\top)^k$; the series is then "
+              r"transposed term by term (cited)",
               claim="(A^{k+1})^T = (A P)^T = P^T A^T with P = A^k")
     lam, omega = sp.symbols("lambda omega", real=True)
     jordan = sp.Matrix([[lam, 1], [0, lam]])
@@ -103,22 +107,24 @@ def general_solution(n=3) -> Theorem:
               "closed forms of both sides", claim="(e^{tX})^{-1} = e^{-tX} for X = lambda I + N",
               instance="2x2 Jordan block X = lambda I + N")
     thm.check(exponential_of(jordan, -s) * exponential_of(jordan, t),
-              exponential_of(jordan, t - s), "-sX and tX commute",
+              exponential_of(jordan, t - s), "$-sX$ and $tX$ commute",
               claim="e^{-sX} e^{tX} = e^{(t-s)X} for X = lambda I + N",
               instance="2x2 Jordan block X = lambda I + N")
 
     # Every solution has this form.
-    thm.define("G0, Gt, Ht", "G(0), G(t), H(t) = e^{tX}", "opaque; C := G(0)")
+    thm.define("$G(0), G(t), H(t)$", "opaque matrices, with $H(t) = e^{tX}$",
+               "and $C := G(0)$")
     thm.check(G_t, _product(G_0, H_t),
-              "theorem group_law at s = 0: H(t) = G(0)^{-1} G(t); multiply by G(0) = C",
+              "theorem group_law at $s = 0$: $H(t) = G(0)^{-1} G(t)$; multiply by $G(0) = C$",
               claim="G(t) = G(0) H(t) = C e^{tX}",
               assumptions=[sp.Eq(H_t, _product(G_0.I, G_t))])
     thm.check(sp.Transpose(sp.Inverse(_product(C, E_t))), _product(C.I.T, sp.Transpose(E_t.I)),
-              "theorem group_law gives F(t)^T = G(t)^{-1}, so F(t) = (G(t)^{-1})^T; "
-              "(AB)^{-1} = B^{-1} A^{-1} and (AB)^T = B^T A^T",
+              r"theorem group_law gives $F(t)^\top = G(t)^{-1}$, so $F(t) = (G(t)^{-1})^\top$; "
+              r"$(AB)^{-1} = B^{-1} A^{-1}$ and $(AB)^\top = B^\top A^\top$",
               claim="F(t) = ((C e^{tX})^{-1})^T = C^{-T} ((e^{tX})^{-1})^T")
     thm.check(_product(C.I.T, sp.Transpose(E_t.I)), _product(C.I.T, ET_mt),
-              "substitute the cited (e^{tX})^{-1} = e^{-tX} and (e^{-tX})^T = e^{-tX^T}",
+              r"substitute the cited $(e^{tX})^{-1} = e^{-tX}$ and $(e^{-tX})^\top = "
+              r"e^{-tX^\top}$",
               claim="C^{-T} ((e^{tX})^{-1})^T = C^{-T} e^{-tX^T}",
               assumptions=[sp.Eq(E_t.I, E_mt), sp.Eq(sp.Transpose(E_mt), ET_mt)])
 
@@ -126,52 +132,56 @@ def general_solution(n=3) -> Theorem:
     F_s = _product(C.I.T, ET_ms)
     G_of_t = _product(C, E_t)
     thm.check(_product(F_s.T, G_of_t), _product(ET_ms.T, E_t),
-              "(AB)^T = B^T A^T and (C^{-T})^T C = C^{-1} C = I",
+              r"$(AB)^\top = B^\top A^\top$ and $(C^{-\top})^\top C = C^{-1} C = I$",
               claim="F(s)^T G(t) = (e^{-sX^T})^T C^{-1} C e^{tX} = (e^{-sX^T})^T e^{tX}")
     thm.check(_product(ET_ms.T, E_t), _product(E_ms, E_t),
-              "(e^{-sX^T})^T = e^{(-sX^T)^T} = e^{-sX} (cited, checked above on an instance)",
+              r"$(e^{-sX^\top})^\top = e^{(-sX^\top)^\top} = e^{-sX}$ (cited, checked above on "
+              r"an instance)",
               claim="(e^{-sX^T})^T e^{tX} = e^{-sX} e^{tX}", assumptions=[sp.Eq(ET_ms.T, E_ms)])
-    thm.cite("e^{-sX} e^{tX} = e^{(t-s)X} = H(t - s)", EXP_SERIES,
-             "-sX and tX commute, so the exponents add (checked above on an instance)")
+    thm.cite("$e^{-sX} e^{tX} = e^{(t-s)X} = H(t - s)$", EXP_SERIES,
+             "$-sX$ and $tX$ commute, so the exponents add (checked above on an instance)")
     thm.check(_product(sp.Transpose(_product(C.I.T, identity)), _product(C, identity)), identity,
-              "at s = t = 0 every exponential is e^{0} = I", claim="H(0) = F(0)^T G(0) = I")
+              "at $s = t = 0$ every exponential is $e^{0} = I$", claim="H(0) = F(0)^T G(0) = I")
 
     # Sufficiency: C orthogonal and X skew give F = G.
-    thm.check(_product(C.I.T, _product(C.T, C)), C, "C^{-T} C^T = (C C^{-1})^T = I",
+    thm.check(_product(C.I.T, _product(C.T, C)), C, r"$C^{-\top} C^\top = (C C^{-1})^\top = I$",
               claim="C^{-T} (C^T C) = C")
-    thm.check(_product(C.I.T, _product(C.T, C)), C.I.T, "C orthogonal: C^T C = I",
+    thm.check(_product(C.I.T, _product(C.T, C)), C.I.T, r"$C$ orthogonal: $C^\top C = I$",
               claim="C^{-T} (C^T C) = C^{-T}, so C^{-T} = C when C is orthogonal",
               assumptions=[sp.Eq(_product(C.T, C), identity)])
-    thm.check(-p * X.T, p * X, "X skew-symmetric: X^T = -X", claim="-p X^T = p X",
+    thm.check(-p * X.T, p * X, r"$X$ skew-symmetric: $X^\top = -X$", claim="-p X^T = p X",
               assumptions=[sp.Eq(X.T, -X)])
     thm.check(_product(C.I.T, ET_mp), _product(C, E_p),
-              "C^{-T} = C, and e^{-pX^T} = e^{pX} because the exponents are equal (two steps "
-              "above)", claim="F(p) = C^{-T} e^{-pX^T} = C e^{pX} = G(p)",
+              r"$C^{-\top} = C$, and $e^{-pX^\top} = e^{pX}$ because the exponents are equal "
+              r"(two steps above)", claim="F(p) = C^{-T} e^{-pX^T} = C e^{pX} = G(p)",
               assumptions=[sp.Eq(C.I.T, C), sp.Eq(ET_mp, E_p)])
 
     # Necessity: F = G forces both conditions.
     thm.check(_product(C.I.T, identity), C.I.T,
-              "e^{0} = I, and likewise G(0) = C e^{0} = C: so F(0) = G(0) says C^{-T} = C",
+              r"$e^{0} = I$, and likewise $G(0) = C e^{0} = C$: so $F(0) = G(0)$ says $C^{-\top} "
+              r"= C$",
               claim="F(0) = C^{-T} e^{0} = C^{-T}")
     thm.check(_product(C.T, C.I.T), identity,
-              "substitute C = C^{-T} in the second factor of C^T C: C^T C^{-T} = (C^{-1} C)^T",
+              r"substitute $C = C^{-\top}$ in the second factor of $C^\top C$: $C^\top C^{-\top} "
+              r"= (C^{-1} C)^\top$",
               claim="C^{-T} = C implies C^T C = C^T C^{-T} = I")
     entries = sp.Matrix(2, 2, sp.symbols("c11 c12 c21 c22"))
     thm.check(entries.T * entries.inv().T, sp.eye(2),
-              "the same on symbolic entries: C^T (C^{-1})^T = (C^{-1} C)^T",
+              r"the same on symbolic entries: $C^\top (C^{-1})^\top = (C^{-1} C)^\top$",
               claim="C^T C^{-T} = I for a 2x2 C with symbolic entries",
               instance="2x2 C with symbolic entries")
-    thm.cite("F'(0) = -C^{-T} X^T and G'(0) = C X", EXP_SERIES,
-             "the cited derivative d/dp e^{pA}|_0 = A with A = -X^T and A = X, times the constant "
-             "factors C^{-T} and C")
+    thm.cite(r"$F'(0) = -C^{-\top} X^\top$ and $G'(0) = C X$", EXP_SERIES,
+             r"the cited derivative $\frac{d}{dp} e^{pA}|_0 = A$ with $A = -X^\top$ and $A = X$, "
+             r"times the constant factors $C^{-\top}$ and $C$")
     rotation_example = sp.Matrix([[lam, -omega], [omega, lam]])
     example_G = entries * exponential_of(rotation_example, p)
     thm.check(example_G.diff(p).subs(p, 0), entries * rotation_example,
-              "differentiate SymPy's closed form (symbolic entries of C)",
+              "differentiate SymPy's closed form (symbolic entries of $C$)",
               claim="G'(0) = C X for X = lambda I + omega J and symbolic C",
               instance="2x2, X = lambda I + omega J, C with symbolic entries")
     thm.check(_product(C.I, _product(C, X.T)), -X,
-              "F'(0) = G'(0) with C^{-T} = C reads -C X^T = C X; multiply by C^{-1}",
+              r"$F'(0) = G'(0)$ with $C^{-\top} = C$ reads $-C X^\top = C X$; multiply by "
+              r"$C^{-1}$",
               claim="-C X^T = C X implies X^T = C^{-1}(C X^T) = -X",
               assumptions=[sp.Eq(_product(C, X.T), -_product(C, X))])
 
@@ -179,7 +189,7 @@ def general_solution(n=3) -> Theorem:
     thm.check(entries.inv().T, entries, "a generic invertible matrix is not orthogonal",
               claim="C^{-T} = C for every invertible C (false)", expect="refuted")
     thm.check(exponential_of(rotation_example.T, -p), exponential_of(rotation_example, p),
-              "the decay factor: e^{-lambda p} on one side, e^{lambda p} on the other",
+              r"the decay factor: $e^{-\lambda p}$ on one side, $e^{\lambda p}$ on the other",
               claim="e^{-pX^T} = e^{pX} for X = lambda I + omega J (false unless lambda = 0)",
               expect="refuted")
     return thm

@@ -20,7 +20,7 @@ from __future__ import annotations
 import sympy as sp
 
 from symrope.engine import Theorem, theorem
-from symrope.checker._zoo import rotation, so3_exponential
+from symrope.linalg import L_X, L_Z, J, rotation, so3_exponential
 from symrope.theorems._exponential_form import EXP_SERIES
 
 MATHLIB_EXP_ADD = ("Mathlib NormedSpace.exp_add_of_commute "
@@ -32,7 +32,7 @@ __all__ = ["nd_commuting_generators_relative", "nd_noncommuting_generators_not_r
 @theorem("nd_commuting_generators_relative",
          "skew generators: exp(r1 X1 + r2 X2) gives scores depending only on t - s iff "
          "X1 X2 = X2 X1 (both directions, opaque matrices); non-skew one-axis X = 1 refuted",
-         grid={"n": [2, 3, 4]}, n=3)
+         title="Several position axes: relative if and only if the generators commute")
 def nd_commuting_generators_relative(n=3) -> Theorem:
     """Both directions for two position axes and skew ``n x n`` generators, plus 2D mixed RoPE.
 
@@ -62,23 +62,25 @@ def nd_commuting_generators_relative(n=3) -> Theorem:
 
     commutator = X1 * X2 - X2 * X1
     thm = Theorem("nd_commuting_generators_relative",
-                  f"For skew-symmetric n x n generators X1, X2 (n = {n}; the algebra uses no "
-                  "entries) and G(r) = exp(A(r)), A(r) = r1 X1 + r2 X2, F = G: the score "
-                  "G(s)^T G(t) = exp(-A(s)) exp(A(t)) is a function of t - s for all s, t in R^2 "
-                  "if and only if X1 X2 = X2 X1, and then it is exp(A(t - s)). Without skewness "
-                  "the claim is false (one axis, X = 1: the score is e^(s+t)). Cited: the "
-                  "exponent law for commuting matrices and the transpose of the series.",
-                  hypotheses=["X1^T = -X1, X2^T = -X2", "s, t in R^2", "F = G"],
+                  rf"For skew-symmetric $n \times n$ generators $X_1$, $X_2$ ($n = {n}$; the "
+                  r"algebra uses no entries) and $G(r) = \exp(A(r))$, $A(r) = r_1 X_1 + r_2 X_2$, "
+                  r"$F = G$: the score $G(s)^\top G(t) = \exp(-A(s)) \exp(A(t))$ is a function "
+                  r"of $t - s$ for all $s, t \in \mathbb{R}^2$ if and only if $X_1 X_2 = X_2 X_1$, "
+                  r"and then it is $\exp(A(t - s))$. Without skewness the claim is false (one axis, "
+                  r"$X = 1$: the score is $e^{s+t}$). Cited: the exponent law for commuting "
+                  r"matrices and the transpose of the series.",
+                  hypotheses=[r"$X_1^\top = -X_1$, $X_2^\top = -X_2$",
+                              r"$s, t \in \mathbb{R}^2$", "$F = G$"],
                   statement_latex=r"X_k^\top = -X_k:\ G(s)^\top G(t) = e^{-A(s)} e^{A(t)} = "
                                   r"e^{A(t-s)}\ \forall s, t \iff [X_1, X_2] = 0")
     skew = [sp.Eq(X1.T, -X1), sp.Eq(X2.T, -X2)]
     thm.check(A(s1, s2).T, -A(s1, s2), "transpose is linear; each generator is skew",
               claim="A(s)^T = -A(s)", assumptions=skew)
-    thm.cite("(e^B)^T = e^{B^T}, so G(s)^T = e^{A(s)^T} = e^{-A(s)}", EXP_SERIES,
+    thm.cite(r"$(e^B)^\top = e^{B^\top}$, so $G(s)^\top = e^{A(s)^\top} = e^{-A(s)}$", EXP_SERIES,
              "transpose the exponential series term by term")
     thm.check(sp.exp(s1) * sp.exp(t1), sp.exp(t1 - s1),
-              "one axis with the non-skew generator X = 1 (1x1): G(p) = e^p, so "
-              "G(s)^T G(t) = e^{s+t}, not e^{t-s}", expect="refuted",
+              r"one axis with the non-skew generator $X = 1$ (1x1): $G(p) = e^p$, so $G(s)^\top "
+              r"G(t) = e^{s+t}$, not $e^{t-s}$", expect="refuted",
               claim="X = 1: G(s)^T G(t) = e^s e^t = e^(t-s) (false: skewness is needed)",
               instance="1x1, X = 1")
     thm.check(sp.expand(A(s1, s2) * A(t1, t2) - A(t1, t2) * A(s1, s2)),
@@ -86,36 +88,38 @@ def nd_commuting_generators_relative(n=3) -> Theorem:
               "bilinearity: only the cross terms survive",
               claim="[A(s), A(t)] = (s1 t2 - s2 t1) [X1, X2]")
     thm.check((s1 * t2 - s2 * t1) * commutator, sp.ZeroMatrix(n, n),
-              "the generators commute (hypothesis used as the rewrite X1 X2 -> X2 X1)",
+              r"the generators commute (hypothesis used as the rewrite $X_1 X_2 \to X_2 X_1$)",
               assumptions=[sp.Eq(X1 * X2, X2 * X1)], claim="[A(s), A(t)] = 0")
-    thm.cite("exp(B) exp(C) = exp(B + C) when B C = C B", MATHLIB_EXP_ADD,
+    thm.cite(r"$\exp(B) \exp(C) = \exp(B + C)$ when $B C = C B$", MATHLIB_EXP_ADD,
              "the exponential of commuting matrices is the product of their exponentials")
-    thm.check(A(t1, t2) - A(s1, s2), A(t1 - s1, t2 - s2), "A is linear in the position",
+    thm.check(A(t1, t2) - A(s1, s2), A(t1 - s1, t2 - s2), "$A$ is linear in the position",
               claim="A(t) - A(s) = A(t - s)")
 
     # Necessity: the sigma tau coefficient at s = (sigma, 0), t = (0, tau).
-    thm.cite("e^B = I + B + B^2/2 + (terms of degree >= 3 in B); so the coefficient of "
-             "sigma tau in e^{-sigma X1} e^{tau X2} is (-X1) X2, and in e^{tau X2 - sigma X1} "
-             "it is the sigma tau part of (tau X2 - sigma X1)^2 / 2", EXP_SERIES,
-             "the series converges absolutely, so coefficients of sigma^i tau^j may be compared")
+    thm.cite(r"$e^B = I + B + B^2/2$ + (terms of degree $\ge 3$ in $B$); so the coefficient of "
+             r"$\sigma \tau$ in $e^{-\sigma X_1} e^{\tau X_2}$ is $(-X_1) X_2$, and in "
+             r"$e^{\tau X_2 - \sigma X_1}$ it is the $\sigma \tau$ part of "
+             r"$(\tau X_2 - \sigma X_1)^2 / 2$", EXP_SERIES,
+             r"the series converges absolutely, so coefficients of $\sigma^i \tau^j$ may be "
+             r"compared")
     U, V, W, Z = [sp.MatrixSymbol(name, n, n) for name in "UVWZ"]
     thm.check(product(U + V, W + Z), U * W + U * Z + V * W + V * Z,
-              "distribute; with W = U and Z = V: (U + V)^2 = U^2 + U V + V U + V^2",
+              "distribute; with $W = U$ and $Z = V$: $(U + V)^2 = U^2 + U V + V U + V^2$",
               claim="(U + V)(W + Z) = U W + U Z + V W + V Z")
     thm.check(product(tau * X2, -sigma * X1) + product(-sigma * X1, tau * X2),
               -sigma * tau * (X1 * X2 + X2 * X1),
-              "U = tau X2 and V = -sigma X1: U^2 and V^2 carry tau^2 and sigma^2, so the "
-              "sigma tau part of (tau X2 - sigma X1)^2 is U V + V U",
+              r"$U = \tau X_2$ and $V = -\sigma X_1$: $U^2$ and $V^2$ carry $\tau^2$ and "
+              r"$\sigma^2$, so the $\sigma \tau$ part of $(\tau X_2 - \sigma X_1)^2$ is $U V + V "
+              r"U$",
               claim="sigma tau part of (tau X2 - sigma X1)^2: U V + V U = -sigma tau (X1 X2 + "
                     "X2 X1)")
     thm.check(-X1 * X2 + (X1 * X2 + X2 * X1) / 2, -commutator / 2,
-              "relative at s = (sigma, 0), t = (0, tau) equates the two sigma tau coefficients "
-              "-X1 X2 and -(X1 X2 + X2 X1)/2; their difference is -[X1, X2]/2, so a relative "
-              "score forces [X1, X2] = 0",
+              r"relative at $s = (\sigma, 0)$, $t = (0, \tau)$ equates the two $\sigma \tau$ "
+              r"coefficients $-X_1 X_2$ and $-(X_1 X_2 + X_2 X_1)/2$; their difference is "
+              r"$-[X_1, X_2]/2$, so a relative score forces $[X_1, X_2] = 0$",
               claim="-X1 X2 - (-(X1 X2 + X2 X1)/2) = -[X1, X2]/2")
     # A concrete commuting family: 2D mixed RoPE, every pair turning with both coordinates.
     a, b, c, e = sp.Rational(1), sp.Rational(1, 3), sp.Rational(1, 2), sp.Rational(2, 5)
-    J = sp.Matrix([[0, -1], [1, 0]])
     Y1, Y2 = sp.diag(a * J, b * J), sp.diag(c * J, e * J)
 
     def G(r1, r2):
@@ -124,14 +128,15 @@ def nd_commuting_generators_relative(n=3) -> Theorem:
     thm.check(product(Y1, Y2), product(Y2, Y1), "2D mixed RoPE: both generators are block diagonal in the same "
               "planes", claim="[X_x, X_y] = 0 for 2D mixed RoPE", instance="2D mixed RoPE, 4x4")
     thm.check(G(s1, s2).T * G(t1, t2), G(t1 - s1, t2 - s2),
-              "angle addition in each plane: the score sees only t - s",
+              "angle addition in each plane: the score sees only $t - s$",
               claim="G(s)^T G(t) = G(t - s) for 2D mixed RoPE", instance="2D mixed RoPE, 4x4")
     return thm
 
 
 @theorem("nd_noncommuting_generators_not_relative",
          "LieRE-style exp(r1 L_z + r2 L_x) in so(3): the generators do not commute and the "
-         "score is not a function of t - s")
+         "score is not a function of t - s",
+         title="Non-commuting generators are not relative")
 def nd_noncommuting_generators_not_relative() -> Theorem:
     """Necessity shown by counterexample on so(3)'s ``L_z``, ``L_x``.
 
@@ -149,15 +154,15 @@ def nd_noncommuting_generators_not_relative() -> Theorem:
     .. [1] LieRE: Lie rotational positional encodings, arXiv 2406.10322.
     """
     r1, r2, s1, s2, t1, t2 = sp.symbols("r1 r2 s1 s2 t1 t2", real=True)
-    Lz = sp.Matrix([[0, -1, 0], [1, 0, 0], [0, 0, 0]])
-    Lx = sp.Matrix([[0, 0, 0], [0, 0, -1], [0, 1, 0]])
+    Lz, Lx = sp.Matrix(L_Z), sp.Matrix(L_X)
     thm = Theorem("nd_noncommuting_generators_not_relative",
-                  "for X1 = L_z, X2 = L_x: G(s)^T G(t) != G(t - s) for some s, t",
-                  hypotheses=["G(r) = exp(r1 L_z + r2 L_x)"],
+                  r"for $X_1 = L_z$, $X_2 = L_x$: $G(s)^\top G(t) \ne G(t - s)$ for some $s$, $t$",
+                  hypotheses=[r"$G(r) = \exp(r_1 L_z + r_2 L_x)$"],
                   statement_latex=r"[L_z, L_x] \neq 0,\quad G(s)^{\mathsf T} G(t) \neq G(t - s)")
     thm.define("G(r)", so3_exponential(r1, r2),
-               "Rodrigues: I + sinc(|r|) K + sinc(|r|/2)^2 K^2 / 2 with K = r1 L_z + r2 L_x")
-    thm.check(Lz * Lx, Lx * Lz, "so(3) is not abelian: [L_z, L_x] = L_y", expect="refuted",
+               r"Rodrigues: $I + \operatorname{sinc}(|r|)\, K + \operatorname{sinc}(|r|/2)^2\, "
+               r"K^2 / 2$ with $K = r_1 L_z + r_2 L_x$")
+    thm.check(Lz * Lx, Lx * Lz, r"$\mathfrak{so}(3)$ is not abelian: $[L_z, L_x] = L_y$", expect="refuted",
               claim="L_z L_x = L_x L_z (false)")
     thm.check(so3_exponential(s1, s2).T * so3_exponential(t1, t2),
               so3_exponential(t1 - s1, t2 - s2),

@@ -13,7 +13,8 @@ import sympy as sp
 
 from symrope.engine import Theorem, theorem
 from symrope.errors import UsageError
-from symrope.checker._zoo import rope_frequencies, rotate_half_layout, rotation
+from symrope.linalg import rotate_half_layout, rotation
+from symrope.schedules import rope_frequencies
 
 __all__ = ["pairing_permutation", "deinterleave_permutation", "rope_interleaved", "rope_half"]
 
@@ -41,7 +42,7 @@ def rope_half(p, omega) -> sp.Matrix:
 
 @theorem("pairing_permutation",
          "at the given d (default 8): R_half(p) = P R_inter(p) P^T for the de-interleave "
-         "permutation P, and HF's q*cos + rotate_half(q)*sin = R_half(p) q", grid={"d": [2, 4, 8, 16]}, d=8, theta=10000)
+         "permutation P, and HF's q*cos + rotate_half(q)*sin = R_half(p) q", title="Interleaved and half-split RoPE differ by a permutation")
 def pairing_permutation(d=8, theta=10000) -> Theorem:
     """Build the pairing theorem for head dimension ``d`` and base ``theta``.
 
@@ -67,18 +68,21 @@ def pairing_permutation(d=8, theta=10000) -> Theorem:
     P = deinterleave_permutation(d)
     q = sp.Matrix(sp.symbols(f"q0:{d}", real=True))
     thm = Theorem("pairing_permutation",
-                  f"R_half(p) = P R_inter(p) P^T and q*cos + rotate_half(q)*sin = R_half(p) q "
-                  f"(d = {d}, theta = {theta})",
-                  hypotheses=["p real", "omega_i = theta^(-2i/d)"],
+                  r"$R_{\mathrm{half}}(p) = P R_{\mathrm{inter}}(p) P^\top$ and "
+                  r"$q \cos + \mathrm{rotate\_half}(q) \sin = R_{\mathrm{half}}(p)\, q$ "
+                  rf"($d = {d}$, $\theta = {theta}$)",
+                  hypotheses=["$p$ real", r"$\omega_i = \theta^{-2i/d}$"],
                   statement_latex=r"R_{\mathrm{half}}(p) = P\,R_{\mathrm{inter}}(p)\,P^{\mathsf T}")
-    thm.define("P", P, "de-interleave: (Px)_i = x_{2i}, (Px)_{i+d/2} = x_{2i+1}")
-    thm.define("R_inter(p)", rope_interleaved(p, omega), "pairs (2i, 2i+1) turn by p omega_i")
-    thm.check(P.T * P, sp.eye(d), "P is a permutation matrix, hence orthogonal")
+    thm.define("P", P, "de-interleave: $(Px)_i = x_{2i}$, $(Px)_{i+d/2} = x_{2i+1}$")
+    thm.define("R_inter(p)", rope_interleaved(p, omega), r"pairs $(2i, 2i+1)$ turn by $p \omega_i$")
+    thm.check(P.T * P, sp.eye(d), "$P$ is a permutation matrix, hence orthogonal")
     thm.check(P * q, sp.Matrix([q[2 * i] for i in range(d // 2)] +
                                [q[2 * i + 1] for i in range(d // 2)]),
-              "P lists the even coordinates, then the odd ones")
+              "$P$ lists the even coordinates, then the odd ones")
     thm.check(P * rope_interleaved(p, omega) * P.T, rope_half(p, omega),
-              "conjugating by P reorders the planes: pair i now holds coordinates i and i + d/2")
+              "conjugating by $P$ reorders the planes: pair $i$ now holds coordinates $i$ and "
+              "$i + d/2$")
     thm.check(rotate_half_layout(q, [p * w for w in omega]), rope_half(p, omega) * q,
-              "HF: cos = cat(cos p omega, cos p omega), rotate_half(q) = cat(-q2, q1)")
+              r"Hugging Face layout: $\cos = (\cos p\omega, \cos p\omega)$ concatenated, and "
+              r"$\mathrm{rotate\_half}(q) = (-q_2, q_1)$ for the halves $q_1$, $q_2$ of $q$")
     return thm

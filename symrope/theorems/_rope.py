@@ -22,58 +22,20 @@ from __future__ import annotations
 import sympy as sp
 
 from symrope.engine import Theorem, theorem
-from symrope.errors import UsageError
-from symrope.schedules import RopeConfig, inv_freq
-from symrope.theorems._matrix_exponential import J
+from symrope.linalg import J, rotation
+from symrope.schedules import (RopeConfig, inv_freq, parse_base, parse_dimension,
+                               rope_frequencies)
 
-__all__ = ["rope_relative", "rope_frequencies", "rope_blocks"]
+__all__ = ["rope_relative", "rope_blocks"]
 
 _SCALE = sp.Dummy("x", real=True)
 BLOCK_FUNCTION = ("N. J. Higham, Functions of Matrices: Theory and Computation (SIAM 2008), "
-                  "Thm. 1.13: a primary matrix function of a block-diagonal matrix is the "
-                  "block diagonal of the functions of the blocks")
+                  "Thm. 1.13: a primary matrix function of a block-diagonal matrix is the block "
+                  "diagonal of the functions of the blocks")
 
 
 def _product(*factors):
     return sp.MatMul(*factors, evaluate=False)
-
-
-def parse_dimension(d) -> int:
-    """``d`` as an even positive head dimension, or a one-line :class:`UsageError`."""
-    if int(d) != d or d < 2 or int(d) % 2:
-        raise UsageError(f"head dimension d must be an even integer >= 2, got {d!r}")
-    return int(d)
-
-
-def parse_base(theta):
-    """``theta`` as a SymPy number > 1, or the symbol ``theta`` (positive) for ``"theta"``."""
-    if str(theta) == "theta":
-        return sp.Symbol("theta", positive=True)
-    base = sp.nsimplify(sp.sympify(theta))
-    if not (base.is_number and base.is_positive and base > 1):
-        raise UsageError(f"frequency base theta must be a number > 1 or 'theta', got {theta!r}")
-    return base
-
-
-def rope_frequencies(d: int, theta) -> list:
-    """``omega_i = theta^{-2i/d}`` for ``i = 0 .. d/2 - 1`` (powers kept unevaluated: cheap).
-
-    ``omega_0`` stays ``theta^0`` rather than ``1`` so that every pair, the first included, is
-    the same block template for the engine (same number, one proof instead of two).
-
-    Examples
-    ========
-
-    >>> [str(w) for w in rope_frequencies(4, 10000)]
-    ['10000**0', '1/sqrt(10000)']
-    >>> [float(w) for w in rope_frequencies(4, 10000)]
-    [1.0, 0.01]
-    """
-    d = parse_dimension(d)
-    theta = parse_base(theta)
-    if theta.is_Symbol:
-        return [theta ** sp.Rational(-2 * i, d) for i in range(d // 2)]
-    return [sp.Pow(theta, sp.Rational(-2 * i, d), evaluate=False) for i in range(d // 2)]
 
 
 def rope_blocks(position, frequencies) -> sp.BlockDiagMatrix:
@@ -86,7 +48,7 @@ def rope_blocks(position, frequencies) -> sp.BlockDiagMatrix:
 @theorem("rope_relative", "RoPE at the given even d (default 64): R_d(p) = e^{pX}, "
          "R_d(s)^T R_d(t) = R_d(t-s), and the score (R_d(s)q)^T(R_d(t)k) = q^T R_d(t-s) k "
          "(block-exponential lemma cited)",
-         grid={"d": [2, 4, 8, 64, 128], "theta": [10000, 500000]}, d=64, theta=10000)
+         title="RoPE is an exponential and sees only relative position")
 def rope_relative(d=64, theta=10000) -> Theorem:
     """Build theorem 6 for head dimension ``d`` and frequency base ``theta``.
 
@@ -122,21 +84,23 @@ def rope_relative(d=64, theta=10000) -> Theorem:
     base = parse_base(theta)
     s, t, p = sp.symbols("s t p", real=True)
     q_a, q_b, k_a, k_b = sp.symbols("q_a q_b k_a k_b", real=True)
-    frequencies = rope_frequencies(d, base)
+    frequencies = rope_frequencies(d, base, evaluate=False)
     R_s, R_t, R_ts, R_p = (rope_blocks(x, frequencies) for x in (s, t, t - s, p))
     # Blockwise steps cost time linear in d (the template is proved once, every block is still
     # keyed and sampled): scale the per-step budget with d.
     block_budget = 10.0 + d / 32
     thm = Theorem(
         "rope_relative",
-        f"For d = {d} and omega_i = theta^(-2i/d) with theta = {base}, let "
-        "R_d(p) = diag(R(p omega_0), ..., R(p omega_(d/2-1))) and "
-        "X = diag(omega_0 J, ..., omega_(d/2-1) J). Then R_d(p) = e^(pX), "
-        "R_d(s)^T R_d(t) = R_d(t - s), and (R_d(s) q)^T (R_d(t) k) = q^T R_d(t - s) k for all "
-        "real s, t, p and all q, k in R^d. Proved for this d (each d is its own theorem: the "
-        "proof grid runs d = 2 to 4096); e^{diag(A_i)} = diag(e^{A_i}) is cited (checked on the "
-        "full 4x4 matrix at d = 4 as an instance).",
-        hypotheses=["d even", "theta > 1", "s, t, p real"],
+        rf"For $d = {d}$ and $\omega_i = \theta^{{-2i/d}}$ with $\theta = {sp.latex(base)}$, let "
+        r"$R_d(p) = \operatorname{diag}(R(p \omega_0), \ldots, R(p \omega_{d/2-1}))$ and "
+        r"$X = \operatorname{diag}(\omega_0 J, \ldots, \omega_{d/2-1} J)$. Then "
+        r"$R_d(p) = e^{pX}$, $R_d(s)^\top R_d(t) = R_d(t - s)$, and "
+        r"$(R_d(s) q)^\top (R_d(t) k) = q^\top R_d(t - s) k$ for all real $s$, $t$, $p$ and all "
+        r"$q, k \in \mathbb{R}^d$. Proved for this $d$ (each $d$ is its own theorem; "
+        r"$d = 4096$ is proved too); $e^{\operatorname{diag}(A_i)} = "
+        r"\operatorname{diag}(e^{A_i})$ is cited, and checked on the full $4 \times 4$ "
+        r"generator of $d = 4$ as an instance.",
+        hypotheses=["$d$ even", r"$\theta > 1$", "$s$, $t$, $p$ real"],
         statement_latex=r"R_d(p) = e^{pX},\quad R_d(s)^\top R_d(t) = R_d(t-s),\quad "
                         r"(R_d(s)q)^\top(R_d(t)k) = q^\top R_d(t-s)k,\quad "
                         rf"\omega_i = \theta^{{-2i/d}},\ d = {d},\ \theta = {sp.latex(base)}")
@@ -144,7 +108,7 @@ def rope_relative(d=64, theta=10000) -> Theorem:
     thm.define("R_d(p)", R_p, "block-diagonal: one 2x2 rotation per pair of coordinates",
                display=("R_d(p)", blocks_display))
     thm.define("X", sp.BlockDiagMatrix(*[w * sp.ImmutableMatrix(J) for w in frequencies]),
-               "block-diagonal skew generator, one block omega_i J per pair",
+               r"block-diagonal skew generator, one block $\omega_i J$ per pair",
                display=("X", r"\operatorname{diag}\left(\omega_i J\right)_{i=0}^{d/2-1}"))
 
     # The formula proved is the formula audited (DESIGN principle 2): the same omega_i as the
@@ -152,37 +116,41 @@ def rope_relative(d=64, theta=10000) -> Theorem:
     generic_base = sp.Symbol("theta", positive=True)
     audited = inv_freq(RopeConfig.from_options(head_dim=d, theta=generic_base), "sympy")
     thm.check(sp.ImmutableMatrix(rope_frequencies(d, "theta")), sp.ImmutableMatrix(audited),
-              "the frequencies used here are the audited default schedule "
-              "(symrope.schedules.inv_freq, written once for SymPy, mpmath and floats), for every "
-              "base theta > 0, so also for this one",
+              r"the frequencies used here are the audited default schedule "
+              r"(symrope.schedules.inv_freq, written once for SymPy, mpmath and floats), for "
+              r"every base $\theta > 0$, so also for this one",
               claim="(theta^(-2i/d))_i = inv_freq(default schedule, head_dim d, theta), theta symbolic",
               display=(r"\left(\theta^{-2i/d}\right)_{i=0}^{d/2-1}",
                        r"\mathrm{inv\_freq}_{\mathrm{default}}(d, \theta)"))
 
     # R_d(p) = e^{pX}.
-    thm.cite("e^{diag(A_1, ..., A_k)} = diag(e^{A_1}, ..., e^{A_k})", BLOCK_FUNCTION,
-             "the power series acts blockwise: (diag A_i)^k = diag(A_i^k)")
+    thm.cite(r"$e^{\operatorname{diag}(A_1, \ldots, A_k)} = \operatorname{diag}(e^{A_1}, \ldots, "
+             r"e^{A_k})$", BLOCK_FUNCTION,
+             r"the power series acts blockwise: $(\operatorname{diag} A_i)^k = \operatorname{diag}(A_i^k)$")
+    # The instance at d = 4 with its frequencies evaluated (omega_0 = 1, omega_1 = theta^(-1/2)):
+    # it shows the lemma on a full 4x4 generator, not this theorem's d.
     small = rope_frequencies(4, base)
     full_generator = sp.diag(*[w * sp.Matrix(J) for w in small])
     thm.check(sp.ImmutableMatrix((p * full_generator).exp()),
-              sp.ImmutableMatrix(sp.diag(*[sp.Matrix(b) for b in rope_blocks(p, small).diag])),
-              "SymPy's exponential of the full 4x4 generator: the power series acts blockwise, "
-              "(diag A_i)^k = diag(A_i^k), so e^{diag A_i} = diag(e^{A_i})",
+              sp.ImmutableMatrix(sp.diag(*[rotation(p * w) for w in small])),
+              r"the lemma on an instance, not on this theorem's $d$: at $d = 4$ "
+              r"($\omega_0 = 1$, $\omega_1 = \theta^{-1/2}$), SymPy's exponential of the full "
+              r"$4 \times 4$ generator is the block diagonal of the two block exponentials",
               claim="e^{p diag(omega_0 J, omega_1 J)} = diag(R(p omega_0), R(p omega_1)) (d = 4, "
                     "full matrices)", instance="d = 4, full 4x4 matrices")
     template = sp.ImmutableMatrix((_SCALE * J).exp())
     with sp.evaluate(False):
         exponentials = [template.xreplace({_SCALE: p * w}) for w in frequencies]
     thm.check(sp.BlockDiagMatrix(*exponentials), R_p,
-              "blockwise exponential; each block e^{p omega_i J} = cos I + sin J (proved once for "
-              "a symbolic frequency)", claim="e^{pX} = diag(e^{p omega_i J}) = R_d(p)",
+              r"blockwise exponential; each block $e^{p \omega_i J} = \cos I + \sin J$ (proved "
+              r"once for a symbolic frequency)", claim="e^{pX} = diag(e^{p omega_i J}) = R_d(p)",
               budget=block_budget,
               display=(r"\operatorname{diag}\left(e^{p\,\omega_i J}\right)", blocks_display))
 
     # Relative position.
     thm.check(_product(R_s.T, R_t), R_ts,
-              "block by block: R(a)^T R(b) = R(b - a) (angle-addition formulas), with "
-              "a = s omega_i, b = t omega_i",
+              r"block by block: $R(a)^\top R(b) = R(b - a)$ (angle-addition formulas), with "
+              r"$a = s \omega_i$, $b = t \omega_i$",
               claim=f"R_d(s)^T R_d(t) = R_d(t - s) (d = {d})", budget=block_budget,
               display=(r"R_d(s)^\top R_d(t)", r"R_d(t-s)"))
     pair_q = sp.BlockDiagMatrix(*[sp.ImmutableMatrix([q_a, q_b])] * (d // 2))
@@ -191,19 +159,19 @@ def rope_relative(d=64, theta=10000) -> Theorem:
     # invert block matrices (seconds per block).
     thm.check(_product(sp.Transpose(_product(R_s, pair_q)), _product(R_t, pair_k)),
               _product(pair_q.T, R_ts, pair_k),
-              "each pair's contribution, for symbolic components (q_a, q_b) and (k_a, k_b) of "
-              "that pair", claim="(R(s w_i) q_i)^T (R(t w_i) k_i) = q_i^T R((t-s) w_i) k_i "
+              "each pair's contribution, for symbolic components $(q_a, q_b)$ and $(k_a, k_b)$ "
+              "of that pair", claim="(R(s w_i) q_i)^T (R(t w_i) k_i) = q_i^T R((t-s) w_i) k_i "
                                  "for every pair i", budget=block_budget,
               display=(r"\left((R(s\omega_i)q_i)^\top R(t\omega_i)k_i\right)_i",
                        r"\left(q_i^\top R((t-s)\omega_i)k_i\right)_i"))
     size = sp.Symbol("d", integer=True, positive=True)
     q, k = sp.MatrixSymbol("q", size, 1), sp.MatrixSymbol("k", size, 1)
-    Rs, Rt, Rts = (sp.MatrixSymbol(name, size, size) for name in ("Rs", "Rt", "Rts"))
+    Rs, Rt, Rts = (sp.MatrixSymbol(name, size, size) for name in ("R_{d}(s)", "R_{d}(t)", "R_{d}(t-s)"))
     thm.check(_product(sp.Transpose(_product(Rs, q)), _product(Rt, k)),
               _product(q.T, _product(Rs.T, Rt), k),
-              "(AB)^T = B^T A^T", claim="(R_d(s) q)^T (R_d(t) k) = q^T (R_d(s)^T R_d(t)) k")
+              r"$(AB)^\top = B^\top A^\top$", claim="(R_d(s) q)^T (R_d(t) k) = q^T (R_d(s)^T R_d(t)) k")
     thm.check(_product(q.T, _product(Rs.T, Rt), k), _product(q.T, Rts, k),
-              "R_d(s)^T R_d(t) = R_d(t - s), proved above",
+              r"$R_d(s)^\top R_d(t) = R_d(t - s)$, proved above",
               claim="(R_d(s) q)^T (R_d(t) k) = q^T R_d(t - s) k",
               assumptions=[sp.Eq(_product(Rs.T, Rt), Rts)])
     return thm

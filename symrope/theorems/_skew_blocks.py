@@ -26,19 +26,20 @@ from symrope.linalg import (J, axis_skew_blocks, block_matrix, certified_skew_bl
                             conjugated_skew, cross_product_matrix, random_skew,
                             skew_blocks_exact)
 
-ODE_UNIQUENESS = ("uniqueness for linear ODEs (Picard-Lindelof): e^{pX} is the unique "
-                  "solution of Y' = X Y, Y(0) = I; e.g. B. C. Hall, Lie Groups, Lie Algebras, "
-                  "and Representations, 2nd ed. (Springer 2015), Ch. 2")
-BLOCK_PRODUCT = ("block matrix multiplication, with R(phi) = cos(phi) I + sin(phi) J "
-                 "(Horn & Johnson, Matrix Analysis, 2nd ed. (2013), Sec. 0.7)")
-SKEW_NORMAL_FORM = ("real normal form of a real skew-symmetric (normal) matrix: X = Q diag(w_1 J, "
-                    "..., w_k J, 0, ..., 0) Q^T with Q real orthogonal and w_i > 0 (R. A. Horn, "
-                    "C. R. Johnson, Matrix Analysis, 2nd ed. (2013), Cor. 2.5.11)")
-POLAR_PERTURBATION = ("N. J. Higham, Functions of Matrices (SIAM 2008): Ch. 8 (polar "
-                      "decomposition Q = U P, U orthogonal, P = (Q^T Q)^{1/2}, so the singular "
-                      "values s of Q have |s - 1| <= |s^2 - 1|) and Ch. 10 (e^{B'} - e^{B} = "
-                      "int_0^1 e^{t B'} (B' - B) e^{(1-t) B} dt, whose factors are orthogonal "
-                      "for skew B, B')")
+ODE_UNIQUENESS = ("uniqueness for linear ODEs (Picard-Lindelof): $e^{pX}$ is the unique solution "
+                  "of $Y' = X Y$, $Y(0) = I$; e.g. B. C. Hall, Lie Groups, Lie Algebras, and "
+                  "Representations, 2nd ed. (Springer 2015), Ch. 2")
+BLOCK_PRODUCT = (r"block matrix multiplication, with $R(\phi) = \cos(\phi) I + \sin(\phi) J$ "
+                 r"(Horn & Johnson, Matrix Analysis, 2nd ed. (2013), Sec. 0.7)")
+SKEW_NORMAL_FORM = (r"real normal form of a real skew-symmetric (normal) matrix: $X = Q "
+                    r"\operatorname{diag}(w_1 J, \ldots, w_k J, 0, \ldots, 0) Q^\top$ with $Q$ "
+                    r"real orthogonal and $w_i > 0$ (R. A. Horn, C. R. Johnson, Matrix "
+                    r"Analysis, 2nd ed. (2013), Cor. 2.5.11)")
+POLAR_PERTURBATION = (r"N. J. Higham, Functions of Matrices (SIAM 2008): Ch. 8 (polar "
+                      r"decomposition $Q = U P$, $U$ orthogonal, $P = (Q^\top Q)^{1/2}$, so the "
+                      r"singular values $s$ of $Q$ have $|s - 1| \le |s^2 - 1|$) and Ch. 10 "
+                      r"($e^{B'} - e^{B} = \int_0^1 e^{t B'} (B' - B) e^{(1-t) B}\,dt$, whose "
+                      r"factors are orthogonal for skew $B$, $B'$)")
 
 p = sp.Symbol("p", real=True)
 
@@ -67,38 +68,39 @@ def _plane_exponential(Q, omegas, n):
 def _exponential_steps(thm, X, Q, omegas, *, explicit: bool, coefficients: bool):
     n = X.shape[0]
     E, projectors, rotators, P0 = _plane_exponential(Q, omegas, n)
-    thm.define("E(p)", E, "sum over planes of cos(p w_i) Q_i Q_i^T + sin(p w_i) Q_i J Q_i^T, "
-               "plus the kernel projector Z Z^T")
-    thm.cite("every real skew-symmetric X has this form", SKEW_NORMAL_FORM,
-             "the general statement; this theorem constructs Q and checks the form for the X "
+    thm.define("E(p)", E, r"sum over planes of $\cos(p w_i) Q_i Q_i^\top + \sin(p w_i) Q_i J "
+                          r"Q_i^\top$, plus the kernel projector $Z Z^\top$")
+    thm.cite("every real skew-symmetric $X$ has this form", SKEW_NORMAL_FORM,
+             "the general statement; this theorem constructs $Q$ and checks the form for the $X$ "
              "given (an instance)")
     # Not a checked step: with exact radicals the block product costs seconds per theorem
     # (issue 13 asks for it; left cited to keep `symrope prove` within its time budget).
-    thm.cite("E(p) = Q diag(R(p w_1), ..., R(p w_k), 1, ..., 1) Q^T", BLOCK_PRODUCT,
-             "each plane block R(p w_i) = cos I + sin J contributes Q_i R Q_i^T")
-    thm.check(E.subs(p, 0), sp.eye(n), "E(0) = P_1 + ... + P_k + Z Z^T = Q Q^T",
+    thm.cite(r"$E(p) = Q \operatorname{diag}(R(p w_1), \ldots, R(p w_k), 1, \ldots, 1) Q^\top$",
+             BLOCK_PRODUCT,
+             r"each plane block $R(p w_i) = \cos I + \sin J$ contributes $Q_i R Q_i^\top$")
+    thm.check(E.subs(p, 0), sp.eye(n), r"$E(0) = P_1 + \ldots + P_k + Z Z^\top = Q Q^\top$",
               claim="E(0) = I")
     if coefficients:
         for i, (omega, P, S) in enumerate(zip(omegas, projectors, rotators), start=1):
-            thm.check(_expanded(X * P), omega * S, f"X maps plane {i} by w_{i} J",
+            thm.check(_expanded(X * P), omega * S, rf"$X$ maps plane {i} by $w_{{{i}}} J$",
                       claim=f"X P_{i} = w_{i} S_{i}")
-            thm.check(_expanded(X * S), -omega * P, f"J^2 = -I on plane {i}",
+            thm.check(_expanded(X * S), -omega * P, rf"$J^2 = -I$ on plane {i}",
                       claim=f"X S_{i} = -w_{i} P_{i}")
         thm.check(X * P0, sp.zeros(n), "the kernel directions are fixed", claim="X Z Z^T = 0")
     if explicit:
         thm.check(E.diff(p), X * E, "differentiate each cos/sin; the coefficient identities",
                   claim="E'(p) = X E(p)")
     elif coefficients:
-        thm.cite("E'(p) = X E(p)", "the three coefficient identities above, term by term: "
-                 "E' - X E = sum cos(p w)(w S - X P) - sin(p w)(w P + X S) - X Z Z^T",
-                 "linearity of differentiation in the coefficients P_i, S_i")
-    thm.cite("E(p) = e^{pX} for every real p", ODE_UNIQUENESS,
-             "E solves Y' = X Y with Y(0) = I, and so does e^{pX}")
+        thm.cite("$E'(p) = X E(p)$", "the three coefficient identities above, term by term: "
+                 r"$E' - X E = \sum \cos(p w)(w S - X P) - \sin(p w)(w P + X S) - X Z Z^\top$",
+                 "linearity of differentiation in the coefficients $P_i$, $S_i$")
+    thm.cite("$E(p) = e^{pX}$ for every real $p$", ODE_UNIQUENESS,
+             "$E$ solves $Y' = X Y$ with $Y(0) = I$, and so does $e^{pX}$")
 
 
 @theorem("skew_blocks_axis",
          "axis (a, b, c): Q^T [axis]_x Q = sqrt(a^2+b^2+c^2) J (+) 0, e^{pX} = Q diag(R, 1) Q^T",
-         grid={"explicit": [False, True]}, explicit=False)
+         title="A skew 3x3 generator rotates about its axis")
 def skew_blocks_axis(explicit=False):
     explicit = bool(explicit)
     a, b, c = sp.symbols("a b c", real=True)
@@ -106,27 +108,29 @@ def skew_blocks_axis(explicit=False):
     X, Q, (omega,) = blocks.X, blocks.Q, blocks.omegas
     thm = Theorem(
         "skew_blocks_axis",
-        "For the cross-product matrix X = [(a, b, c)]_x: Q = [u | n x u | n] is orthogonal, "
-        "Q^T X Q = omega J (+) 0 with omega = sqrt(a^2 + b^2 + c^2), and "
-        "e^{pX} = Q diag(R(p omega), 1) Q^T, for every real axis (the axes (0, 0, c) with their "
-        "own Q); the family of 3x3 instances of the real normal form, which is cited for "
-        "every X",
-        hypotheses=["a, b, c, p real",
-                    "generic axis: a^2 + b^2 > 0 (Q divides by sqrt(a^2 + b^2)); the axes "
-                    "(0, 0, c) are the separate cases at the end -- no single continuous Q "
-                    "serves every axis (hairy ball theorem)"],
+        r"For the cross-product matrix $X = [(a, b, c)]_\times$: $Q = [u \mid n \times u \mid "
+        r"n]$ is orthogonal, $Q^\top X Q = \omega J \oplus 0$ with "
+        r"$\omega = \sqrt{a^2 + b^2 + c^2}$, and $e^{pX} = Q \operatorname{diag}(R(p \omega), 1) "
+        r"Q^\top$, for every real axis (the axes $(0, 0, c)$ with their own $Q$); the family of "
+        r"$3 \times 3$ instances of the real normal form, which is cited for every $X$",
+        hypotheses=["$a$, $b$, $c$, $p$ real",
+                    r"generic axis: $a^2 + b^2 > 0$ ($Q$ divides by $\sqrt{a^2 + b^2}$); the "
+                    r"axes $(0, 0, c)$ are the separate cases at the end -- no single continuous "
+                    r"$Q$ serves every axis (hairy ball theorem)"],
         statement_latex=r"Q^\top [v]_\times Q = \|v\| J \oplus 0,\quad "
                         r"e^{p[v]_\times} = Q\,\mathrm{diag}(R(p\|v\|), 1)\,Q^\top")
-    thm.define("X", X, "[v]_x w = v x w for the axis v = (a, b, c)")
+    thm.define("X", X, r"$[v]_\times w = v \times w$ for the axis $v = (a, b, c)$")
     thm.define("omega", omega, "the length of the axis")
-    thm.define("Q", Q, "u = (-b, a, 0)/sqrt(a^2+b^2), w = n x u, n = (a, b, c)/omega")
+    thm.define("Q", Q, r"$u = (-b, a, 0)/\sqrt{a^2+b^2}$, $w = n \times u$, "
+                       r"$n = (a, b, c)/\omega$")
     thm.check(X.T, -X, "cross products are antisymmetric", claim="X^T = -X")
     # Entries are expanded before the checks (an exact rewrite, the engine's first strategy):
     # the engine's constant abstraction is slow on deep unexpanded product trees.
-    thm.check(_expanded(Q.T * Q), sp.eye(3), "u, w, n are unit vectors, pairwise orthogonal",
+    thm.check(_expanded(Q.T * Q), sp.eye(3), "$u$, $w$, $n$ are unit vectors, pairwise "
+                                             "orthogonal",
               claim="Q^T Q = I")
     thm.check(_expanded(Q.T * X * Q), block_matrix((omega,), 3),
-              "X u = omega w, X w = -omega u, X n = 0", claim="Q^T X Q = omega J (+) 0")
+              r"$X u = \omega w$, $X w = -\omega u$, $X n = 0$", claim="Q^T X Q = omega J (+) 0")
     _exponential_steps(thm, X, Q, (omega,), explicit=explicit, coefficients=True)
     # The axes (0, 0, c): X is already in block form, up to the orientation of the plane.
     for sign, name in ((1, "positive"), (-1, "negative")):
@@ -135,10 +139,10 @@ def skew_blocks_axis(explicit=False):
         Qz = sp.diag(1, sign, 1)
         thm.check(Qz.T * Qz, sp.eye(3), "a signed permutation", claim=f"c {name}: Q^T Q = I")
         thm.check(Qz.T * Xz * Qz, block_matrix((sign * cz,), 3),
-                  "flipping the second axis turns c J into -c J = |c| J",
+                  "flipping the second axis turns $c J$ into $-c J = |c| J$",
                   claim=f"c {name}: Q = diag(1, {sign}, 1), Q^T X Q = |c| J (+) 0")
     thm.check(cross_product_matrix((0, 0, 0)), block_matrix((), 3),
-              "the zero axis: X = 0 = B with Q = I", claim="a = b = c = 0: X = 0 (+) 0 (+) 0")
+              "the zero axis: $X = 0 = B$ with $Q = I$", claim="a = b = c = 0: X = 0 (+) 0 (+) 0")
     return thm
 
 
@@ -163,7 +167,7 @@ def rational_example(n: int, kind: str):
 
 @theorem("skew_blocks_rational",
          "rational skew X: Q built from X's eigenspaces is orthogonal, Q^T X Q = diag(w_i J, 0)",
-         grid={"n": [2, 3, 4, 5, 6], "kind": list(RATIONAL_KINDS)}, n=4, kind="distinct")
+         title="The normal form of a rational skew matrix")
 def skew_blocks_rational(n=4, kind="distinct"):
     n, kind = int(n), str(kind)
     if not 1 <= n <= 8:
@@ -174,23 +178,26 @@ def skew_blocks_rational(n=4, kind="distinct"):
     Q, omegas = blocks.Q, blocks.omegas
     thm = Theorem(
         "skew_blocks_rational",
-        f"For the {n}x{n} rational skew matrix X ({kind} frequencies), the Q constructed from "
-        f"the eigenspaces of X^T X is orthogonal, Q^T X Q = diag(w_i J, 0) with w = "
-        f"{sp.sstr(list(omegas))}, and e^{{pX}} = Q diag(R(p w_i), 1) Q^T: an instance (this "
-        f"X) of the real normal form of skew matrices, which is cited for every X",
-        hypotheses=["p real"],
+        rf"For the ${n} \times {n}$ rational skew matrix $X$ ({kind} frequencies), the $Q$ "
+        r"constructed from the eigenspaces of $X^\top X$ is orthogonal, "
+        r"$Q^\top X Q = \operatorname{diag}(w_i J, 0)$ with "
+        rf"$w = ({', '.join(sp.latex(w) for w in omegas)})$, and "
+        r"$e^{pX} = Q \operatorname{diag}(R(p w_i), 1) Q^\top$: an instance (this $X$) of the "
+        r"real normal form of skew matrices, which is cited for every $X$",
+        hypotheses=["$p$ real"],
         statement_latex=r"Q^\top X Q = \mathrm{diag}(\omega_1 J, \ldots, \omega_k J, 0, \ldots),\quad "
                         r"e^{pX} = Q\,\mathrm{diag}(R(p\omega_i), 1)\,Q^\top")
-    thm.define("X", X, f"H diag(w_i J, 0) H^T for rational Householder reflections H ({kind})")
-    thm.define("Q", Q, "planes (v, X v / w) from each eigenspace of X^T X, then an orthonormal "
-               "kernel basis; computed from X alone")
-    thm.check(X.T, -X, "X is skew-symmetric", claim="X^T = -X")
+    thm.define("X", X, rf"$H \operatorname{{diag}}(w_i J, 0) H^\top$ for rational Householder reflections $H$ "
+                       f"({kind})")
+    thm.define("Q", Q, r"planes $(v, X v / w)$ from each eigenspace of $X^\top X$, then an "
+                       r"orthonormal kernel basis; computed from $X$ alone")
+    thm.check(X.T, -X, "$X$ is skew-symmetric", claim="X^T = -X")
     # Products computed exactly while building (exact radicals; the engine then compares
     # identical sides, so these count as checked but not as content steps).
-    thm.check(Q.T * Q, sp.eye(n), "Gram-Schmidt within eigenspaces; X^T X is symmetric",
+    thm.check(Q.T * Q, sp.eye(n), r"Gram-Schmidt within eigenspaces; $X^\top X$ is symmetric",
               claim="Q^T Q = I")
-    thm.check(Q * Q.T, sp.eye(n), "a square Q with Q^T Q = I", claim="Q Q^T = I")
-    thm.check(Q.T * X * Q, block_matrix(omegas, n), "X v = w u, X u = -w v on each plane",
+    thm.check(Q * Q.T, sp.eye(n), r"a square $Q$ with $Q^\top Q = I$", claim="Q Q^T = I")
+    thm.check(Q.T * X * Q, block_matrix(omegas, n), "$X v = w u$, $X u = -w v$ on each plane",
               claim="Q^T X Q = diag(w_i J, 0)")
     _exponential_steps(thm, X, Q, omegas, explicit=True, coefficients=False)
     return thm
@@ -236,8 +243,7 @@ def _mpf_rational(value) -> sp.Rational:
 
 @theorem("skew_blocks_certified",
          "any n: a dyadic Q with rigorously bounded ||Q^T Q - I|| and ||Q^T X Q - B|| (numeric)",
-         grid={"n": [8, 17], "kind": list(CERTIFIED_KINDS)},
-         n=16, kind="random", seed=0, dps=60, position=10**6, tolerance=None)
+         title="A certified normal form for a floating-point skew matrix")
 def skew_blocks_certified(n=16, kind="random", seed=0, dps=60, position=10**6, tolerance=None):
     n, kind, seed, dps = int(n), str(kind), int(seed), int(dps)
     position = sp.Rational(position)
@@ -252,12 +258,14 @@ def skew_blocks_certified(n=16, kind="random", seed=0, dps=60, position=10**6, t
     x_norm_squared = _rational(certificate.x_norm_squared)
     thm = Theorem(
         "skew_blocks_certified",
-        f"For the {n}x{n} skew matrix X ({kind}, seed {seed}) the dyadic Q and w_i computed at "
-        f"{dps} digits satisfy ||Q^T Q - I||_F <= tol and ||Q^T X Q - B||_F <= tol ||X||_F "
-        f"(tol = {sp.sstr(sp.Float(tol, 3))}); hence ||e^{{pX}} - Q diag(R(p w_i), 1) Q^T||_2 "
-        f"<= 4 tol (1 + |p|)(1 + ||X||_F) for |p| <= {position}. A certified error bound, not "
-        "an exact factorisation",
-        hypotheses=["X is the exact matrix given (float64 or rational entries, read exactly)"],
+        rf"For the ${n} \times {n}$ skew matrix $X$ ({kind}, seed {seed}) the dyadic $Q$ and "
+        rf"$w_i$ computed at {dps} digits satisfy $\lVert Q^\top Q - I\rVert_F \le \mathrm{{tol}}$ "
+        r"and $\lVert Q^\top X Q - B\rVert_F \le \mathrm{tol}\, \lVert X\rVert_F$ "
+        rf"($\mathrm{{tol}} = {sp.latex(sp.Float(tol, 3))}$); hence "
+        r"$\lVert e^{pX} - Q \operatorname{diag}(R(p w_i), 1) Q^\top\rVert_2 \le 4\, "
+        r"\mathrm{tol}\, (1 + |p|)(1 + \lVert X\rVert_F)$ for "
+        rf"$|p| \le {position}$. A certified error bound, not an exact factorisation",
+        hypotheses=["$X$ is the exact matrix given (float64 or rational entries, read exactly)"],
         statement_latex=r"\lVert Q^\top Q - I\rVert_F \le \mathrm{tol},\ \lVert Q^\top X Q - B\rVert_F "
                         r"\le \mathrm{tol}\,\lVert X\rVert_F \;\Rightarrow\; \lVert e^{pX} - "
                         r"Q e^{pB} Q^\top\rVert_2 \le 4\,\mathrm{tol}\,(1 + |p|)(1 + \lVert X\rVert_F)")
@@ -267,28 +275,33 @@ def skew_blocks_certified(n=16, kind="random", seed=0, dps=60, position=10**6, t
         "singular": r"H\,\mathrm{diag}(\tfrac{1}{2}J, J, \ldots, 0, \ldots)\,H^\top\ \text{(exact)}",
     }[kind]
     thm.define("X", sp.Symbol(f"X_{{{n}x{n}}}"),
-               f"{kind} skew matrix, seed {seed}; ||X||_F^2 = {sp.sstr(sp.Float(x_norm_squared, 8))}",
+               rf"{kind} skew matrix, seed {seed}; "
+               rf"$\lVert X\rVert_F^2 = {sp.latex(sp.Float(x_norm_squared, 8))}$",
                display=("X", source))
     thm.define("Q, w", sp.Symbol("Q"), f"float64 eigh of iX, refined by {certificate.sweeps} "
                f"Newton sweeps in {certificate.bits}-bit fixed point: {certificate.planes} planes, "
                f"kernel of dimension {certificate.kernel_dimension}",
                display=(r"Q,\ \omega_i", rf"\text{{dyadic, denominators }} 2^{{{certificate.bits}}}"))
     thm.check(_at_most(_rational(certificate.orthogonality_squared), tol**2), 0,
-              "Q^T Q - I computed exactly in integers (Q is dyadic); exact rational comparison",
+              r"$Q^\top Q - I$ computed exactly in integers ($Q$ is dyadic); exact rational "
+              r"comparison",
               claim=f"||Q^T Q - I||_F^2 <= tol^2 (||Q^T Q - I||_F <= "
                     f"{sp.sstr(sp.Float(_mpf_rational(certificate.orthogonality_bound), 3))})",
               display=(r"\max\Bigl(\frac{\lVert Q^\top Q - I\rVert_F^2}{\mathrm{tol}^2} - 1,\ 0\Bigr)",
                        "0"))
     thm.check(_at_most(_rational(certificate.residual_squared), tol**2 * x_norm_squared), 0,
-              "Q^T X Q - B computed exactly (X read exactly, w_i dyadic); exact comparison",
+              r"$Q^\top X Q - B$ computed exactly ($X$ read exactly, $w_i$ dyadic); exact "
+              r"comparison",
               claim=f"||Q^T X Q - B||_F^2 <= tol^2 ||X||_F^2 (||Q^T X Q - B||_F <= "
                     f"{sp.sstr(sp.Float(_mpf_rational(certificate.residual_bound), 3))})",
               display=(r"\max\Bigl(\frac{\lVert Q^\top X Q - B\rVert_F^2}"
                        r"{\mathrm{tol}^2 \lVert X\rVert_F^2} - 1,\ 0\Bigr)", "0"))
-    thm.cite("an exactly orthogonal U has ||U - Q||_2 <= e1 and ||U^T X U - B||_2 <= eta = "
-             "e2 + (max w + e2) d (2 + d), d = e1/(1 - e1); so ||e^{pX} - Q e^{pB} Q^T||_2 <= "
-             "|p| eta + e1 (2 + e1)", POLAR_PERTURBATION,
-             "e1, e2 the two certified norms (Frobenius bounds spectral); eta by interval arithmetic")
+    thm.cite(r"an exactly orthogonal $U$ has $\lVert U - Q\rVert_2 \le e_1$ and "
+             r"$\lVert U^\top X U - B\rVert_2 \le \eta = e_2 + (\max w + e_2)\, \delta (2 + "
+             r"\delta)$, $\delta = e_1/(1 - e_1)$; so $\lVert e^{pX} - Q e^{pB} Q^\top\rVert_2 "
+             r"\le |p| \eta + e_1 (2 + e_1)$", POLAR_PERTURBATION,
+             r"$e_1$, $e_2$ the two certified norms (Frobenius bounds spectral); $\eta$ by "
+             r"interval arithmetic")
     # Both sides are affine in |p|: checking |p| = 0 and |p| = position covers the interval.
     for where in (sp.Integer(0), position):
         bound = _mpf_rational(certificate.exp_error_bound(where))

@@ -21,30 +21,14 @@ import sympy as sp
 from symrope.engine import Theorem, theorem
 from symrope.errors import UsageError
 from symrope.theorems._exponential_form import exponential_of
-from symrope.theorems._matrix_exponential import J, rotation
-from symrope.theorems._rope import parse_base, parse_dimension, rope_frequencies
+from symrope.linalg import J, rotation
+from symrope.schedules import parse_base, parse_dimension, rope_frequencies, xpos_scales
 
-__all__ = ["xpos_damped_rotation", "xpos_scales"]
+__all__ = ["xpos_damped_rotation"]
 
 
 def _product(*factors):
     return sp.MatMul(*factors, evaluate=False)
-
-
-def xpos_scales(d: int, gamma=sp.Rational(2, 5)) -> list:
-    """The xPos per-pair scales ``zeta_i = (2i/d + gamma)/(1 + gamma)``, exactly.
-
-    Examples
-    ========
-
-    >>> xpos_scales(4)
-    [2/7, 9/14]
-    """
-    d = parse_dimension(d)
-    gamma = sp.nsimplify(gamma)
-    if not (gamma.is_number and gamma.is_positive):
-        raise UsageError(f"xPos gamma must be a positive number, got {gamma!r}")
-    return [(sp.Rational(2 * i, d) + gamma) / (1 + gamma) for i in range(d // 2)]
 
 
 def _scaled_blocks(position, exponent_sign, scales, frequencies, scale_base):
@@ -70,8 +54,7 @@ def _damped_rotation_entries(scale, angle):
 
 @theorem("xpos_damped_rotation", "xPos / damped rotation: F(s)^T G(t) = e^{lambda(t-s)} "
          "R(omega(t-s)); decay over causal lag, growth the other way; identical damping refuted",
-         grid={"d": [2, 8, 64, 128], "theta": [10000, 500000]},
-         d=8, theta=10000, gamma=sp.Rational(2, 5), scale_base=512)
+         title="Damped rotations and xPos")
 def xpos_damped_rotation(d=8, theta=10000, gamma=sp.Rational(2, 5), scale_base=512) -> Theorem:
     """Build theorem 7.
 
@@ -119,40 +102,43 @@ def xpos_damped_rotation(d=8, theta=10000, gamma=sp.Rational(2, 5), scale_base=5
     X = lam * identity + omega * sp.Matrix(J)
     thm = Theorem(
         "xpos_damped_rotation",
-        "For X = lambda I + omega J, F(p) = e^(-pX^T) and G(p) = e^(pX) give "
-        "F(s)^T G(t) = e^(lambda (t-s)) R(omega (t-s)) = H(t-s) with H(0) = I; over a causal lag "
-        "l >= 0 the score is q^T H(-l) k = e^(-lambda l) q^T R(-omega l) k, and "
-        "H(delta)^T H(delta) = e^(2 lambda delta) I (growth for delta > 0); omega = 0 gives pure "
-        "decay. xPos (zeta_i = (2i/d + gamma)/(1 + gamma), query scaled by zeta_i^(p/B), key by "
-        f"zeta_i^(-p/B); d = {d}, theta = {base}, gamma = {gamma}, B = {scale_base}) is this "
-        "with lambda_i = -ln(zeta_i)/B. Damping q and k identically is not translation "
-        "invariant.",
-        hypotheses=["lambda, omega real; the decay reading needs lambda > 0 (for xPos: "
-                    "0 < zeta_i < 1, checked)", "zeta_i > 0", "s, t real"],
+        r"For $X = \lambda I + \omega J$, $F(p) = e^{-pX^\top}$ and $G(p) = e^{pX}$ give "
+        r"$F(s)^\top G(t) = e^{\lambda (t-s)} R(\omega (t-s)) = H(t-s)$ with $H(0) = I$; over a "
+        r"causal lag $l \ge 0$ the score is $q^\top H(-l) k = e^{-\lambda l} q^\top R(-\omega l) "
+        r"k$, and $H(\delta)^\top H(\delta) = e^{2 \lambda \delta} I$ (growth for $\delta > 0$); "
+        r"$\omega = 0$ gives pure decay. xPos ($\zeta_i = (2i/d + \gamma)/(1 + \gamma)$, query "
+        r"scaled by $\zeta_i^{p/B}$, key by $\zeta_i^{-p/B}$; "
+        rf"$d = {d}$, $\theta = {base}$, $\gamma = {sp.latex(sp.nsimplify(gamma))}$, "
+        rf"$B = {scale_base}$) is this with $\lambda_i = -\ln(\zeta_i)/B$. Damping $q$ and $k$ "
+        r"identically is not translation invariant.",
+        hypotheses=[r"$\lambda$, $\omega$ real; the decay reading needs $\lambda > 0$ (for xPos: "
+                    r"$0 < \zeta_i < 1$, checked)", r"$\zeta_i > 0$", "$s$, $t$ real"],
         statement_latex=r"F(s)^\top G(t) = e^{\lambda(t-s)}R(\omega(t-s)),\quad "
                         r"q^\top H(-\ell)k = e^{-\lambda\ell}q^\top R(-\omega\ell)k,\quad "
                         r"\zeta_i = \frac{2i/d + \gamma}{1 + \gamma}")
-    thm.define("X", X, "damped rotation generator: I and J commute")
+    thm.define("X", X, "damped rotation generator: $I$ and $J$ commute")
 
     # The 2x2 generator.
     H = lambda offset: sp.exp(lam * offset) * rotation(omega * offset)  # noqa: E731
     thm.check(exponential_of(X, p), H(p),
-              "SymPy's exponential; equivalently e^{p lambda I} e^{p omega J} since I, J commute",
+              r"SymPy's exponential; equivalently $e^{p \lambda I} e^{p \omega J}$ since $I$, "
+              r"$J$ commute",
               claim="G(p) = e^{pX} = e^{lambda p} R(omega p)")
     F = lambda position: exponential_of(X.T, -position)  # noqa: E731
     thm.check(F(p), sp.exp(-lam * p) * rotation(omega * p),
-              "X^T = lambda I - omega J, so -pX^T = -lambda p I + omega p J",
+              r"$X^\top = \lambda I - \omega J$, so $-pX^\top = -\lambda p I + \omega p J$",
               claim="F(p) = e^{-pX^T} = e^{-lambda p} R(omega p)")
     thm.check(F(s).T * exponential_of(X, t), H(t - s),
-              "R(a)^T R(b) = R(b - a) and e^{-lambda s} e^{lambda t} = e^{lambda (t-s)}",
+              r"$R(a)^\top R(b) = R(b$ - a) and $e^{-\lambda s} e^{\lambda t} = e^{\lambda "
+              r"(t-s)}$",
               claim="F(s)^T G(t) = e^{lambda (t-s)} R(omega (t-s)) = H(t - s)")
-    thm.check(H(0), identity, "e^0 = 1 and R(0) = I", claim="H(0) = I")
+    thm.check(H(0), identity, "$e^0 = 1$ and $R(0) = I$", claim="H(0) = I")
     thm.check((q.T * H(-lag) * k)[0], sp.exp(-lam * lag) * (q.T * rotation(-omega * lag) * k)[0],
-              "the scalar e^{-lambda l} factors out of the bilinear form",
+              r"the scalar $e^{-\lambda l}$ factors out of the bilinear form",
               claim="q^T H(-l) k = e^{-lambda l} q^T R(-omega l) k (causal lag l >= 0)")
     thm.check(H(delta).T * H(delta), sp.exp(2 * lam * delta) * identity,
-              "R is orthogonal: H(delta) scales every vector by e^{lambda delta}, a decay for "
-              "delta = -l < 0 and a growth for delta > 0 (key after the query)",
+              r"$R$ is orthogonal: $H(\delta)$ scales every vector by $e^{\lambda \delta}$, a "
+              r"decay for $\delta = -l < 0$ and a growth for $\delta > 0$ (key after the query)",
               claim="H(delta)^T H(delta) = e^{2 lambda delta} I")
     thm.check(exponential_of(X.subs(omega, 0), delta), sp.exp(lam * delta) * identity,
               "the ablation without rotation", claim="omega = 0: H(delta) = e^{lambda delta} I")
@@ -164,7 +150,7 @@ def xpos_damped_rotation(d=8, theta=10000, gamma=sp.Rational(2, 5), scale_base=5
               claim="F(p) = G(p) = zeta^p R(omega p) gives F(s)^T G(t) = "
                     "zeta^(s+t) R(omega (t-s))")
     thm.check(damped(s).T * damped(t), damped(s + u).T * damped(t + u),
-              "shifting both positions by u multiplies the score by zeta^(2u)",
+              r"shifting both positions by $u$ multiplies the score by $\zeta^{2u}$",
               claim="identical damping is translation invariant (false)", expect="refuted")
 
     # xPos per pair.
@@ -175,30 +161,31 @@ def xpos_damped_rotation(d=8, theta=10000, gamma=sp.Rational(2, 5), scale_base=5
     i_sym, d_sym = sp.Symbol("i", integer=True, nonnegative=True), sp.Symbol("d", positive=True)
     g_sym = sp.Symbol("gamma", positive=True)
     thm.check(1 - (2 * i_sym / d_sym + g_sym) / (1 + g_sym), (d_sym - 2 * i_sym) / (d_sym * (1 + g_sym)),
-              "so 1 - zeta_i > 0 for every pair i <= d/2 - 1 (d - 2i >= 2) and gamma > 0; and "
-              "zeta_i > 0: hence lambda_i = -ln(zeta_i)/B > 0 and e^{-lambda_i l} decays",
+              r"so $1 - \zeta_i > 0$ for every pair $i \le d/2 - 1 (d - 2i \ge 2)$ and $\gamma > "
+              r"0$; and $\zeta_i > 0$: hence $\lambda_i$ $=$ -ln(zeta_i)/B > 0 and "
+              r"$e^{-\lambda_i l}$ decays",
               claim="1 - zeta_i = (d - 2i) / (d (1 + gamma)), so 0 < zeta_i < 1 and lambda_i > 0")
-    frequencies = rope_frequencies(d, base)
+    frequencies = rope_frequencies(d, base, evaluate=False)
     query = lambda position: _scaled_blocks(position, 1, scales, frequencies, scale_base)  # noqa
     key = lambda position: _scaled_blocks(position, -1, scales, frequencies, scale_base)  # noqa
     pair_generator = -sp.log(zeta) / scale_base * identity + omega * sp.Matrix(J)
     thm.check(exponential_of(pair_generator.T, -p),
               sp.exp(p * sp.log(zeta) / scale_base) * rotation(omega * p),
-              "lambda = -ln(zeta)/B in F(p) = e^{-pX^T} = e^{-lambda p} R(omega p); for a "
-              "symbolic zeta > 0 and omega, so for every pair (zeta_i, omega_i)",
+              r"$\lambda$ $=$ -ln(zeta)/B in $F(p) = e^{-pX^\top} = e^{-\lambda p} R(\omega p)$; "
+              r"for a symbolic $\zeta > 0$ and $\omega$, so for every pair $(\zeta_i, \omega_i)$",
               claim="e^{-p X_i^T} = zeta_i^{p/B} R(p omega_i) with X_i = lambda_i I + omega_i J, "
                     "lambda_i = -ln(zeta_i)/B")
     relative = _scaled_blocks(t - s, -1, scales, frequencies, scale_base)
     thm.check(_product(query(s).T, key(t)), relative,
-              "per pair: zeta^{s/B} zeta^{-t/B} = zeta^{-(t-s)/B} and R(s w)^T R(t w) = "
-              "R((t-s) w)",
+              r"per pair: $\zeta^{s/B} \zeta^{-t/B} = \zeta^{-(t-s)/B}$ and $R(s w)^\top R(t w) "
+              r"= R((t-s) w)$",
               claim=f"xPos: F(s)^T G(t) = diag(zeta_i^((s-t)/B) R((t-s) omega_i)) (d = {d})",
               budget=10.0 + d / 32,
               display=(r"F(s)^\top G(t)",
                        r"\operatorname{diag}\left(\zeta_i^{(s-t)/B}R((t-s)\omega_i)\right)"))
     thm.check(_product(query(s).T, query(t)), _product(query(s + u).T, query(t + u)),
-              "xPos with the query scale on both sides: each pair's score is multiplied by "
-              "zeta_i^{2u/B} when both positions shift by u",
+              r"xPos with the query scale on both sides: each pair's score is multiplied by "
+              r"$\zeta_i^{2u/B}$ when both positions shift by $u$",
               claim="xPos with identical scaling of q and k is translation invariant (false)",
               expect="refuted", budget=10.0 + d / 32,
               display=(r"F(s)^\top F(t)", r"F(s+u)^\top F(t+u)"))

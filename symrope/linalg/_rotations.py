@@ -1,0 +1,89 @@
+"""Plane rotations: the generator ``J``, ``R(angle)``, the two RoPE layouts, and so(3).
+
+The one home of these matrices: the theorems, the checker's zoo and the block decompositions
+all build their rotations here.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+__all__ = ["J", "rotation", "rotate_pairs", "rotate_half_layout", "so3_exponential", "L_X", "L_Z"]
+
+#: The generator of plane rotations, ``dR/dphi`` at ``phi = 0``.
+J = sp.ImmutableMatrix([[0, -1], [1, 0]])
+#: so(3) generators of rotations about the z and x axes.
+L_Z = sp.ImmutableMatrix([[0, -1, 0], [1, 0, 0], [0, 0, 0]])
+L_X = sp.ImmutableMatrix([[0, 0, 0], [0, 0, -1], [0, 1, 0]])
+
+
+def rotation(angle) -> sp.ImmutableMatrix:
+    """The 2x2 rotation ``R(angle) = cos(angle) I + sin(angle) J``.
+
+    Examples
+    ========
+
+    >>> import sympy as sp
+    >>> from symrope.linalg import rotation
+    >>> rotation(sp.pi / 2)
+    Matrix([
+    [0, -1],
+    [1,  0]])
+    """
+    return sp.ImmutableMatrix([[sp.cos(angle), -sp.sin(angle)], [sp.sin(angle), sp.cos(angle)]])
+
+
+def rotate_pairs(x, angles) -> sp.Matrix:
+    """Interleaved layout (Meta reference, RoFormer): pair ``(2i, 2i+1)`` turns by ``angles[i]``.
+
+    Examples
+    ========
+
+    >>> import sympy as sp
+    >>> from symrope.linalg import rotate_pairs
+    >>> rotate_pairs(sp.Matrix([1, 0, 0, 1]), [sp.pi / 2, sp.pi / 2]).T
+    Matrix([[0, 1, -1, 0]])
+    """
+    out = list(x)
+    for i, angle in enumerate(angles):
+        a, b = x[2 * i], x[2 * i + 1]
+        out[2 * i] = a * sp.cos(angle) - b * sp.sin(angle)
+        out[2 * i + 1] = a * sp.sin(angle) + b * sp.cos(angle)
+    return sp.Matrix(out)
+
+
+def rotate_half_layout(x, angles) -> sp.Matrix:
+    """HF layout: ``x * cos + rotate_half(x) * sin`` with ``cos = cat(cos(angles), cos(angles))``.
+
+    Examples
+    ========
+
+    >>> import sympy as sp
+    >>> from symrope.linalg import rotate_half_layout
+    >>> rotate_half_layout(sp.Matrix([1, 0, 0, 1]), [sp.pi / 2, sp.pi / 2]).T
+    Matrix([[0, -1, 1, 0]])
+    """
+    half = len(angles)
+    cos = [sp.cos(a) for a in angles] * 2
+    sin = [sp.sin(a) for a in angles] * 2
+    rotated_half = [-x[i + half] for i in range(half)] + [x[i] for i in range(half)]
+    return sp.Matrix([x[i] * cos[i] + rotated_half[i] * sin[i] for i in range(2 * half)])
+
+
+def so3_exponential(r1, r2) -> sp.Matrix:
+    """``exp(r1 L_z + r2 L_x)`` in closed form (Rodrigues), with ``sinc`` so it is defined at 0.
+
+    Examples
+    ========
+
+    >>> import sympy as sp
+    >>> from symrope.linalg import so3_exponential
+    >>> sp.simplify(so3_exponential(sp.pi / 2, 0).applyfunc(lambda e: e.rewrite(sp.sin)))
+    Matrix([
+    [0, -1, 0],
+    [1,  0, 0],
+    [0,  0, 1]])
+    """
+    K = r1 * sp.Matrix(L_Z) + r2 * sp.Matrix(L_X)
+    angle = sp.sqrt(r1 ** 2 + r2 ** 2)
+    return sp.eye(3) + sp.sinc(angle) * K + sp.sinc(angle / 2) ** 2 / 2 * K * K
