@@ -71,7 +71,7 @@ def lift_hf(config_dict: dict, name: str | None = None) -> LiftedEncoding:
     if not isinstance(config_dict, dict):
         raise UsageError(f"an HF config must be a JSON object, got {type(config_dict).__name__}")
     _torch, transformers = _require("hf-transformers", "torch", "transformers")
-    config_object, rotary_class = _build(transformers, dict(config_dict))
+    config_object, rotary_class, _layer_type = _build(transformers, dict(config_dict), None, None)
     modeling = importlib.import_module(rotary_class.__module__)
     apply = modeling.apply_rotary_pos_emb
     if getattr(config_object, "rope_interleave", False) and \
