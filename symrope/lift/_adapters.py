@@ -174,7 +174,8 @@ IMPLS = {
     "torchtune": "torchtune.modules.RotaryPositionalEmbeddings",
     "timm": "timm.layers.pos_embed_sincos.RotaryEmbedding, 2-D positions",
     "rotary-embedding-torch": "rotary_embedding_torch.RotaryEmbedding",
-    "rotary-embedding-torch:xpos": "rotary_embedding_torch.RotaryEmbedding(use_xpos=True)",
+    "rotary-embedding-torch-xpos": "rotary_embedding_torch.RotaryEmbedding(use_xpos=True)",
+    "rotary-embedding-torch:xpos": "the same (the spelling of earlier versions)",
 }
 
 
@@ -188,7 +189,7 @@ def lift_impl(spec: str, config: dict | None = None, head_dim: int | None = None
     >>> lift_impl("jax-rope")
     Traceback (most recent call last):
     ...
-    symrope.errors.UsageError: unknown --impl 'jax-rope': one of hf-transformers, torchtune, timm, rotary-embedding-torch, rotary-embedding-torch:xpos, or module:function / file.py:function
+    symrope.errors.UsageError: unknown --impl 'jax-rope': one of hf-transformers, torchtune, timm, rotary-embedding-torch, rotary-embedding-torch-xpos, rotary-embedding-torch:xpos, or module:function / file.py:function
     """
     if spec not in IMPLS:
         raise UsageError(f"unknown --impl {spec!r}: one of {', '.join(IMPLS)}, or "
@@ -208,4 +209,4 @@ def lift_impl(spec: str, config: dict | None = None, head_dim: int | None = None
         return lift_torchtune(dim)
     if spec == "timm":
         return lift_timm(dim)
-    return lift_rotary_embedding_torch(dim, xpos=spec.endswith(":xpos"))
+    return lift_rotary_embedding_torch(dim, xpos=spec.endswith("xpos"))
