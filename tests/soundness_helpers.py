@@ -101,8 +101,26 @@ def independent_differences(lhs, rhs, point) -> list:
     return list(zip(*values))
 
 
+def _exact_difference_nonzero(lhs, rhs, point) -> bool:
+    """Where the claim at the point is rational arithmetic (floats read exactly, polynomials),
+    its difference is an exact rational: nonzero is a confirmation no precision can blur."""
+    left, right = _at(lhs, point), _at(rhs, point)
+    pairs = zip(left, right) if isinstance(left, sp.MatrixBase) and \
+        isinstance(right, sp.MatrixBase) else [(left, right)]
+    for a, b in pairs:
+        if not (isinstance(a, sp.Expr) and isinstance(b, sp.Expr)):
+            continue
+        difference = sp.expand(a - b)
+        if difference.is_Rational and difference != 0:
+            return True
+    return False
+
+
 def refutes(lhs, rhs, point) -> bool:
-    """The point makes some entry clearly nonzero at both precisions (agreeing to 40 digits)."""
+    """The point makes some entry clearly nonzero: exactly (a nonzero rational difference), or at
+    both precisions (agreeing to 40 digits)."""
+    if _exact_difference_nonzero(lhs, rhs, point):
+        return True
     for low, high in independent_differences(lhs, rhs, point):
         with mpmath.workdps(2 * CHECK_DIGITS):
             if high > mpmath.mpf(10) ** (-(CHECK_DIGITS - 20)) and \
