@@ -73,10 +73,11 @@ def test_plain_float64_is_not_a_reference():
 
 
 @pytest.mark.parametrize("bad, message", [
-    ([1.5], "not an integer"),
-    ([-3], "negative"),
-    ([MAX_POSITION + 1], "exceeds"),
+    ([1.5], "positions must be integers, got 1.5"),
+    ([-3], "positions must be >= 0, got -3"),
+    ([MAX_POSITION + 1], r"must be at most 9007199254740991 \(2\^53 - 1\)"),
     ([[1, 2]], "1-D"),
+    ([True, False], "got dtype bool"),  # one validator everywhere, and it refuses bools
 ])
 def test_bad_positions_are_usage_errors(bad, message):
     with pytest.raises(UsageError, match=message):

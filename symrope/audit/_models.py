@@ -17,79 +17,18 @@ from typing import Callable
 import ml_dtypes
 import numpy as np
 
-from symrope.errors import UsageError
+from symrope.audit._dtypes import DTYPES, dtype_name
+from symrope.audit._reference import check_positions
+from symrope.errors import InternalError, UsageError
 from symrope.schedules import RopeConfig, attention_factor, inv_freq
-
-DTYPES = {"bf16": ml_dtypes.bfloat16, "fp16": np.float16, "fp32": np.float32, "fp64": np.float64}
-_DTYPE_ALIASES = {"bfloat16": "bf16", "float16": "fp16", "half": "fp16", "float32": "fp32",
-                  "float": "fp32", "float64": "fp64", "double": "fp64"}
-
-# The largest position every float64 step below holds exactly (float64 integers are exact to 2^53).
-MAX_POSITION = 2**53
-
-
-def dtype_name(dtype) -> str:
-    """Normalise a dtype given as ``"bf16"``, ``"bfloat16"``, a numpy dtype, ... to ``"bf16"`` etc.
-
-    Examples
-    ========
-
-    >>> from symrope.audit._models import dtype_name
-    >>> dtype_name("bfloat16"), dtype_name("fp32")
-    ('bf16', 'fp32')
-    """
-    if isinstance(dtype, str):
-        name = _DTYPE_ALIASES.get(dtype.lower(), dtype.lower())
-        if name in DTYPES:
-            return name
-        raise UsageError(f"unknown dtype {dtype!r} (one of: {', '.join(DTYPES)})")
-    try:
-        numpy_dtype = np.dtype(dtype)
-    except TypeError:
-        raise UsageError(f"unknown dtype {dtype!r} (one of: {', '.join(DTYPES)})") from None
-    for name, candidate in DTYPES.items():
-        if numpy_dtype == np.dtype(candidate):
-            return name
-    raise UsageError(f"unsupported dtype {numpy_dtype} (one of: {', '.join(DTYPES)})")
-
 
 def numpy_dtype(dtype) -> np.dtype:
     """The numpy dtype (``ml_dtypes.bfloat16`` for bf16) of a dtype name."""
     return np.dtype(DTYPES[dtype_name(dtype)])
 
 
-def validate_positions(positions) -> np.ndarray:
-    """Return ``positions`` as a 1-D int64 array, or raise ``UsageError`` in one line.
-
-    Integer-valued floats are accepted; negative, fractional, non-finite or huge values are not.
-
-    Examples
-    ========
-
-    >>> from symrope.audit._models import validate_positions
-    >>> validate_positions([0, 5, 7])
-    array([0, 5, 7])
-    >>> validate_positions([1.5])
-    Traceback (most recent call last):
-    ...
-    symrope.errors.UsageError: positions must be integers, got 1.5
-    """
-    array = np.asarray(positions)
-    if array.ndim != 1:
-        raise UsageError(f"positions must be a 1-D array, got shape {array.shape}")
-    if array.dtype == bool or array.dtype.kind not in "iuf":
-        raise UsageError(f"positions must be integers, got dtype {array.dtype}")
-    if array.dtype.kind == "f":
-        bad = ~np.isfinite(array) | (array != np.round(array))
-        if bad.any():
-            raise UsageError(f"positions must be integers, got {array[bad][0]}")
-        if array.size and np.abs(array).max() > MAX_POSITION:
-            raise UsageError(f"positions must be below 2^53, got {array.max()}")
-    if array.size and array.min() < 0:
-        raise UsageError(f"positions must be >= 0, got {array.min()}")
-    if array.size and array.max() > MAX_POSITION:
-        raise UsageError(f"positions must be at most 2^53, got {array.max()}")
-    return array.astype(np.int64)
+# One validator for every entry point: the reference's (one limit, bools refused).
+validate_positions = check_positions
 
 
 @dataclass
@@ -180,7 +119,7 @@ class ImplModel:
         cos, sin = self._compute(positions, config, name, seq_len)
         expected = (positions.shape[0], config.rotary_dim // 2)
         if cos.shape != expected or sin.shape != expected:  # pragma: no cover - our own bug
-            raise AssertionError(f"model {self.name} returned {cos.shape}, expected {expected}")
+            raise InternalError(f"model {self.name} returned {cos.shape}, expected {expected}")
         return cos, sin
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from symrope.audit._dtypes import DTYPES
 from symrope.schedules import attention_factor, inv_freq
 
 _BLOCK = 1 << 15  # positions per cumprod block: 2^15 x 64 pairs x 8 bytes = 16 MiB
@@ -37,8 +38,6 @@ class RecurrenceTable:
         self._states: dict = {}     # schedule -> (position p, z(p))
 
     def __call__(self, positions, config, dtype, seq_len):
-        from symrope.audit._models import DTYPES
-
         omega32 = inv_freq(config, "float32", seq_len)
         key = omega32.tobytes()
         position, state = self._states.pop(key, (0, None))

@@ -50,21 +50,26 @@ def check_positions(positions) -> np.ndarray:
     >>> check_positions([1.5])
     Traceback (most recent call last):
     ...
-    symrope.errors.UsageError: position 1.5 is not an integer
+    symrope.errors.UsageError: positions must be integers, got 1.5
+    >>> check_positions([True, False])
+    Traceback (most recent call last):
+    ...
+    symrope.errors.UsageError: positions must be integers, got dtype bool
     """
     array = np.asarray(positions)
     if array.ndim != 1:
         raise UsageError(f"positions must be a 1-D array, got shape {array.shape}")
+    if array.dtype == bool or array.dtype.kind not in "iuf":
+        raise UsageError(f"positions must be integers, got dtype {array.dtype}")
     if array.dtype.kind == "f":
         bad = array[~np.isfinite(array) | (array != np.round(array))]
         if bad.size:
-            raise UsageError(f"position {bad[0].item()!r} is not an integer")
-    elif array.dtype.kind not in "iub" and array.size:
-        raise UsageError(f"positions must be integers, got dtype {array.dtype}")
-    if array.size and (array.min() < 0):
-        raise UsageError(f"position {int(array.min())} is negative")
-    if array.size and (array.max() > MAX_POSITION):
-        raise UsageError(f"position {int(array.max())} exceeds the largest supported {MAX_POSITION}")
+            raise UsageError(f"positions must be integers, got {bad[0].item()!r}")
+    if array.size and array.min() < 0:
+        raise UsageError(f"positions must be >= 0, got {array.min().item()!r}")
+    if array.size and array.max() > MAX_POSITION:
+        raise UsageError(f"positions must be at most {MAX_POSITION} (2^53 - 1), got "
+                         f"{array.max().item()!r}")
     return array.astype(np.int64)
 
 
