@@ -67,7 +67,7 @@ def main() -> None:
     imported = time.perf_counter() - start
 
     from symrope.checker import Encoding
-    from symrope.lift import check_lifted, lift_hf
+    from symrope.lifting import check_lifted, lift_hf
     from symrope.schedules import RopeConfig, inv_freq
 
     start = time.perf_counter()

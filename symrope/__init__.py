@@ -27,8 +27,8 @@ _EXPORTS = {
     "Encoding": "symrope.checker",
     "check": "symrope.checker",
     "CheckReport": "symrope.checker",
-    "lift": "symrope.lift",            # imports torch, only when used
-    "check_lifted": "symrope.lift",
+    "lift": "symrope.lifting",         # imports torch, only when used
+    "check_lifted": "symrope.lifting",
 }
 # The audit, schedules, LaTeX and linalg APIs live in their subpackages (symrope.audit.audit,
 # symrope.schedules.inv_freq, ...): a top-level name equal to a subpackage's name would be
@@ -39,7 +39,7 @@ __all__ = ["__version__", "UsageError", "InternalError", *_EXPORTS]
 if TYPE_CHECKING:  # pragma: no cover
     from symrope.engine import PROVED, REFUTED, UNDECIDED, ProofReport, Theorem, Verdict, verify
     from symrope.checker import CheckReport, Encoding, check
-    from symrope.lift import check_lifted, lift
+    from symrope.lifting import check_lifted, lift
     from symrope.theorems import builtin_theorems, get_theorem
 
 

@@ -16,8 +16,8 @@ torch = require_module("torch")
 from symrope.checker._cli import main  # noqa: E402
 from symrope.cli import main as symrope_main  # noqa: E402
 from symrope.errors import UsageError  # noqa: E402
-from symrope.lift import LiftUndecided, check_lifted, lift  # noqa: E402
-from symrope.lift._symbolic import entries, exact, symbolic  # noqa: E402
+from symrope.lifting import LiftUndecided, check_lifted, lift  # noqa: E402
+from symrope.lifting._symbolic import entries, exact, symbolic  # noqa: E402
 
 USER_FILE = textwrap.dedent('''
     import torch

@@ -11,7 +11,7 @@ import sympy as sp
 from lift_support import require_module, small_llama
 
 from symrope.checker._cli import main
-from symrope.lift import check_lifted, lift_hf, lift_impl
+from symrope.lifting import check_lifted, lift_hf, lift_impl
 
 LLAMA31 = json.loads((Path(__file__).parent / "data" / "audit" / "llama31_8b_config.json")
                      .read_text())

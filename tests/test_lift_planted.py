@@ -11,7 +11,7 @@ import pytest
 
 from lift_support import require_module, small_llama
 
-from symrope.lift import LiftUndecided, check_lifted, lift, lift_hf
+from symrope.lifting import LiftUndecided, check_lifted, lift, lift_hf
 
 
 @pytest.fixture()

@@ -12,8 +12,13 @@ def test_every_public_name_is_the_object_its_home_module_defines():
         assert getattr(symrope, name) is getattr(importlib.import_module(home), name), name
     assert set(symrope.__all__) == {"__version__", "UsageError", "InternalError",
                                     *symrope._EXPORTS}
-    for subpackage in ("audit", "checker", "latex", "schedules", "linalg"):
+    for subpackage in ("audit", "checker", "latex", "schedules", "linalg", "kernel"):
         importlib.import_module(f"symrope.{subpackage}")  # must not shadow a top-level name
+    try:  # needs torch; importing it must not replace the top-level function symrope.lift
+        importlib.import_module("symrope.lifting")
+    except ModuleNotFoundError:
+        pass
+    assert callable(symrope.lift) and symrope.lift.__name__ == "lift"
     assert symrope.verify.__module__.startswith("symrope.engine")
     assert symrope.Encoding.__name__ == "Encoding" and symrope.check.__name__ == "check"
     assert symrope.PROVED == "proved" and symrope.REFUTED == "refuted"

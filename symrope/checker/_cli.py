@@ -101,7 +101,7 @@ def _run_impl(args) -> int:
     if args.target:
         raise UsageError(f"give either a TARGET ({args.target!r}) or --impl, not both")
     try:
-        from symrope.lift import LiftUndecided, check_lifted
+        from symrope.lifting import LiftUndecided, check_lifted
     except ImportError as error:
         raise UsageError(f"--impl needs torch ({error}); pip install 'symrope[frameworks]'") \
             from None
@@ -123,7 +123,7 @@ def _run_impl(args) -> int:
 
 
 def _lifted(args):
-    from symrope.lift import IMPLS, lift, lift_impl
+    from symrope.lifting import IMPLS, lift, lift_impl
 
     spec = args.impl
     if spec in IMPLS:

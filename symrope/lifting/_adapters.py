@@ -14,7 +14,7 @@ import importlib
 from torch.overrides import TorchFunctionMode
 
 from symrope.errors import UsageError
-from symrope.lift._lift import LiftedEncoding, lift
+from symrope.lifting._lift import LiftedEncoding, lift
 
 __all__ = ["IMPLS", "lift_impl", "lift_hf", "lift_torchtune", "lift_timm",
            "lift_rotary_embedding_torch", "PositionsForArange"]
@@ -185,7 +185,7 @@ def lift_impl(spec: str, config: dict | None = None, head_dim: int | None = None
     Examples
     ========
 
-    >>> from symrope.lift import lift_impl
+    >>> from symrope.lifting import lift_impl
     >>> lift_impl("jax-rope")
     Traceback (most recent call last):
     ...

@@ -13,7 +13,7 @@ import sympy as sp
 from symrope.checker._check import check
 from symrope.checker._report import CheckReport
 from symrope.errors import UsageError
-from symrope.lift._lift import LiftedEncoding
+from symrope.lifting._lift import LiftedEncoding
 
 __all__ = ["check_lifted", "annotate"]
 
@@ -25,7 +25,7 @@ def check_lifted(encoding: LiftedEncoding, budget: float = 60.0) -> CheckReport:
     ========
 
     >>> import torch
-    >>> from symrope.lift import lift, check_lifted
+    >>> from symrope.lifting import lift, check_lifted
     >>> def q_only(q, k, positions):
     ...     angle = positions[:, None].float()
     ...     turn = lambda v: torch.cat((v[..., :1] * angle.cos() - v[..., 1:] * angle.sin(),

@@ -26,7 +26,7 @@ import sympy as sp
 import torch
 from torch.utils._pytree import tree_map
 
-from symrope.lift._errors import LiftUndecided
+from symrope.lifting._errors import LiftUndecided
 
 __all__ = ["SymbolicTensor", "exact", "symbolic", "entries"]
 
@@ -76,7 +76,7 @@ def symbolic(values, dtype: torch.dtype = torch.float32) -> SymbolicTensor:
     ========
 
     >>> import sympy as sp, torch
-    >>> from symrope.lift._symbolic import symbolic, entries
+    >>> from symrope.lifting._symbolic import symbolic, entries
     >>> p = sp.Symbol("p", real=True)
     >>> t = symbolic([p, 2 * p])
     >>> entries(torch.cos(t * 0.5) * 2).tolist()

@@ -1,7 +1,7 @@
 """``lift``: run real torch RoPE code on symbolic vectors and positions, as an ``Encoding``.
 
 The code is executed once, on content vectors of fresh real symbols and a symbolic position,
-through :class:`~symrope.lift._symbolic.SymbolicTensor`. Its outputs are exact SymPy
+through :class:`~symrope.lifting._symbolic.SymbolicTensor`. Its outputs are exact SymPy
 expressions; ``query(x, p)`` and ``key(y, p)`` substitute the checker's vectors and positions
 into them (exact, because no branch on a symbolic value was taken: that stops the lift).
 """
@@ -17,7 +17,7 @@ import sympy as sp
 
 from symrope.checker._encoding import Encoding
 from symrope.errors import InternalError, UsageError
-from symrope.lift._errors import LiftUndecided
+from symrope.lifting._errors import LiftUndecided
 
 __all__ = ["lift", "LiftedEncoding", "CASTS_NOTE", "frequency_errors"]
 
@@ -95,7 +95,7 @@ def lift(function: Callable, head_dim: int, position_dims: int = 1, name: str | 
 
     >>> import torch
     >>> from symrope import check
-    >>> from symrope.lift import lift
+    >>> from symrope.lifting import lift
     >>> def rope2(q, k, positions):
     ...     angle = positions[:, None].float() * 0.5
     ...     cos, sin = angle.cos(), angle.sin()
@@ -112,7 +112,7 @@ def lift(function: Callable, head_dim: int, position_dims: int = 1, name: str | 
     """
     import torch
 
-    from symrope.lift._symbolic import entries, symbolic
+    from symrope.lifting._symbolic import entries, symbolic
 
     if isinstance(head_dim, bool) or not isinstance(head_dim, int) or head_dim < 1:
         raise UsageError(f"head_dim must be a positive integer, got {head_dim!r}")
@@ -193,7 +193,7 @@ def layout(q_rows, k_rows, xs, ys) -> dict:
     ========
 
     >>> import sympy as sp
-    >>> from symrope.lift._lift import layout
+    >>> from symrope.lifting._lift import layout
     >>> x, y, p = sp.symbols("x0:4"), sp.symbols("y0:4"), sp.Symbol("p")
     >>> rows = lambda v: [v[0] * sp.cos(p) - v[1] * sp.sin(p), v[1] * sp.cos(p) + v[0] * sp.sin(p),
     ...                   v[2], v[3]]
@@ -267,13 +267,13 @@ def frequency_errors(frequencies, schedule) -> dict:
 
     >>> import torch
     >>> from symrope.schedules import RopeConfig
-    >>> from symrope.lift._lift import frequency_errors
+    >>> from symrope.lifting._lift import frequency_errors
     >>> report = frequency_errors(torch.tensor([1.0, 0.1], dtype=torch.float32),
     ...                           RopeConfig.from_options(head_dim=4, theta=100))
     >>> report["planes"], report["max_plane"], report["max_relative_error"]
     (2, 1, '1.49e-08')
     """
-    from symrope.lift._symbolic import exact
+    from symrope.lifting._symbolic import exact
     from symrope.schedules import inv_freq
 
     module = exact(frequencies).reshape(-1)

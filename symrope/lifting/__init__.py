@@ -8,10 +8,10 @@ builds the encoding for a named library (``hf-transformers``, ``torchtune``, ``t
 ``file.py:function``).
 """
 
-from symrope.lift._errors import LiftUndecided
-from symrope.lift._lift import CASTS_NOTE, LiftedEncoding, lift
-from symrope.lift._report import annotate, check_lifted
-from symrope.lift._adapters import (IMPLS, PositionsForArange, lift_hf, lift_impl,
+from symrope.lifting._errors import LiftUndecided
+from symrope.lifting._lift import CASTS_NOTE, LiftedEncoding, lift
+from symrope.lifting._report import annotate, check_lifted
+from symrope.lifting._adapters import (IMPLS, PositionsForArange, lift_hf, lift_impl,
                                      lift_rotary_embedding_torch, lift_timm, lift_torchtune)
 
 __all__ = ["lift", "check_lifted", "annotate", "lift_impl", "LiftedEncoding", "LiftUndecided",
