@@ -58,14 +58,7 @@ def main(argv: list[str]) -> int:
     encoding = resolve_target(args.target)
     from symrope.checker._check import check
 
-    report = check(encoding, budget=args.budget)
-    if args.latex:
-        _write_latex(report, args.latex)
-    if args.json:
-        dump_json(report.to_dict())
-    else:
-        print(report.table())
-    return report.exit_code
+    return _print_report(check(encoding, budget=args.budget), args)
 
 
 def resolve_target(target: str):
@@ -112,7 +105,11 @@ def _run_impl(args) -> int:
         print(f"symrope check: undecided: {message} (the code cannot be followed in exact "
               "semantics; no verdict)", file=sys.stderr)
         return EXIT_UNDECIDED
-    report = check_lifted(encoding, budget=args.budget)
+    return _print_report(check_lifted(encoding, budget=args.budget), args)
+
+
+def _print_report(report, args) -> int:
+    """The report as asked (--latex file, --json or the table); the verdict's exit code."""
     if args.latex:
         _write_latex(report, args.latex)
     if args.json:
