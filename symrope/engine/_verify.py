@@ -415,7 +415,8 @@ def _probe(run: _Run, entry: _Entry, points: int) -> Verdict | None:
                            difference=(sp.sstr(sp.Float(evaluation.low, 6)),
                                        sp.sstr(sp.Float(evaluation.high, 6))),
                            entry=entry.where, seconds=run.elapsed(),
-                           method="exact counterexample, |difference| agrees at 30 and 60 digits")
+                           method="exact counterexample, |difference| agrees at two precisions "
+                                  "(30 and 60 digits or more)")
     return None
 
 
@@ -539,8 +540,8 @@ def _decide_matrix_algebra(run: _Run, clock) -> Verdict:
                                difference=(sp.sstr(sp.Float(evaluation.low, 6)),
                                            sp.sstr(sp.Float(evaluation.high, 6))),
                                entry=evaluation.entry, seconds=run.elapsed(),
-                               method="random integer matrices; |difference| agrees at 30 and 60 "
-                                      "digits")
+                               method="random integer matrices; |difference| agrees at two "
+                                      "precisions (30 and 60 digits or more)")
     method = _rewrite_to_zero(difference, clock, _MATRIX_STRATEGIES)
     if not method:
         return Verdict(UNDECIDED, run.lhs, run.rhs, seconds=run.elapsed(),

@@ -134,7 +134,8 @@ def _evidence(step, verdict) -> str:
                   if verdict.cross_checks else "no numeric cross-check was possible")
         return rf"{{\small Proved by {method}; {checks} ({verdict.seconds:.2f}\,s).}}" + "\n"
     if verdict.status == "refuted":
-        return (r"{\small Counterexample (exact, re-checked at 30 and 60 digits):}" + "\n" +
+        return (r"{\small Counterexample (exact, re-checked at two precisions: 30 and 60 "
+                r"digits, more when the numbers are large):}" + "\n" +
                 "\\[\n\\fitmath{" + counterexample_latex(verdict) + "}\n\\]\n")
     return rf"{{\small Undecided: {escape_text(verdict.reason or 'no reason given')}.}}" + "\n"
 

@@ -68,7 +68,8 @@ def _step_markdown(number: int, result) -> str:
             out.append(f"Proved by {markdown_text(method_phrase(verdict.method))}; "
                        f"{checks} ({verdict.seconds:.2f} s).")
         elif verdict.status == "refuted":
-            out += ["Counterexample (exact, re-checked at 30 and 60 digits):", "",
+            out += ["Counterexample (exact, re-checked at two precisions: 30 and 60 digits, more "
+                    "when the numbers are large):", "",
                     _display(counterexample_latex(verdict))]
         else:
             out.append(f"Undecided: {markdown_text(verdict.reason or 'no reason given')}.")
