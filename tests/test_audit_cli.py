@@ -69,6 +69,8 @@ def user_module(tmp_path, monkeypatch):
     (["--tolerance", "0"], ["--tolerance"]),
 ])
 def test_bad_input_exits_2_with_one_line(capsys, argv, fragments):
+    if "not a RoPE config" in fragments:  # judged by transformers' own config classes
+        pytest.importorskip("transformers")
     code, out, err = run(capsys, *argv)
     assert out == ""
     assert_one_line_error(code, err, *fragments)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import doctest
 import importlib
+import importlib.util
 import os
 import re
 from pathlib import Path
@@ -40,6 +41,13 @@ def _module_names() -> list[str]:
     return names
 
 
+def _require_optional(dependency: str, name: str) -> None:
+    if importlib.util.find_spec(dependency) is None:
+        if os.environ.get("CI"):
+            pytest.fail(f"{name} needs {dependency}, missing under CI: .ci/run must install it")
+        pytest.skip(f"{name} needs the optional dependency {dependency}")
+
+
 def _import_or_skip(name: str):
     try:
         return importlib.import_module(name)
@@ -66,6 +74,8 @@ def _run(tests: list[doctest.DocTest]) -> tuple[int, str]:
 def test_docstring_examples(name):
     if name in KNOWN_FAILURES:
         pytest.xfail(KNOWN_FAILURES[name])
+    if name.startswith("symrope.lifting"):  # its examples run torch code
+        _require_optional("torch", name)
     module = _import_or_skip(name)
     tests = [t for t in doctest.DocTestFinder(exclude_empty=True).find(module, name)
              if t.examples]
