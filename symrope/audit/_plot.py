@@ -34,17 +34,9 @@ def plot_audits(results: list[AuditResult], path, title: str | None = None) -> P
     Path
         The written file.
     """
-    try:
-        import matplotlib
-    except ImportError:
-        raise UsageError("--plot needs matplotlib: pip install 'symrope[plot]'") from None
-    matplotlib.use("Agg", force=True)
-    from matplotlib import pyplot
+    pyplot, path = pyplot_for(path)
     from matplotlib.ticker import FormatStrFormatter, NullFormatter
 
-    path = Path(path)
-    if not path.parent.exists():
-        raise UsageError(f"cannot write plot {str(path)!r}: folder {str(path.parent)!r} does not exist")
     figure, axes = pyplot.subplots(2, 3, figsize=(15, 7.5), sharex=True)
     axes.flat[-1].set_axis_off()
     for axis, (key, label) in zip(axes.flat, _PANELS):
@@ -83,3 +75,19 @@ def plot_audits(results: list[AuditResult], path, title: str | None = None) -> P
     finally:
         pyplot.close(figure)
     return path
+
+
+def pyplot_for(path):
+    """``(pyplot, Path)`` for writing a plot to ``path`` headless; one-line errors when
+    matplotlib is missing or the folder does not exist (every audit plot starts here)."""
+    try:
+        import matplotlib
+    except ImportError:
+        raise UsageError("--plot needs matplotlib: pip install 'symrope[plot]'") from None
+    matplotlib.use("Agg", force=True)
+    from matplotlib import pyplot
+
+    path = Path(path)
+    if not path.parent.exists():
+        raise UsageError(f"cannot write plot {str(path)!r}: folder {str(path.parent)!r} does not exist")
+    return pyplot, path

@@ -256,18 +256,9 @@ def main(argv: list[str]) -> int:
 
 
 def _plot(rows, path, tolerance, config):
-    from pathlib import Path
+    from symrope.audit._plot import pyplot_for
 
-    try:
-        import matplotlib
-    except ImportError:
-        raise UsageError("--plot needs matplotlib: pip install 'symrope[plot]'") from None
-    matplotlib.use("Agg", force=True)
-    from matplotlib import pyplot
-
-    path = Path(path)
-    if not path.parent.exists():
-        raise UsageError(f"cannot write plot {str(path)!r}: folder {str(path.parent)!r} does not exist")
+    pyplot, path = pyplot_for(path)
     figure, axis = pyplot.subplots(figsize=(11, 6.5))
     styles = {"bf16": "-", "fp16": "--", "fp32": ":"}
     colours = {}
