@@ -62,5 +62,19 @@ def test_docs_build_with_warnings_as_errors(tmp_path):
         assert "https://cdn" not in text and "mathjax@" not in text, page.name
     cli = (html / "cli.html").read_text(encoding="utf-8")
     assert "usage: symrope latex" in cli and "usage: symrope prove" in cli
+    _assert_wide_console_blocks_scroll(html, "audit")
     api = (html / "api.html").read_text(encoding="utf-8")
     assert "symrope.latex.theorem_document" in api and "symrope.verify" in api
+
+
+def _assert_wide_console_blocks_scroll(html: Path, page: str) -> None:
+    """A console block wider than the text column scrolls inside its box (the page's own
+    stylesheet says so for ``pre``), rather than widening the page or being cut off."""
+    text = (html / f"{page}.html").read_text(encoding="utf-8")
+    widest = max(len(line) for block in re.findall(r"<pre>(.*?)</pre>", text, re.S)
+                 for line in re.sub(r"<[^>]+>", "", block).splitlines())
+    assert widest > 90, "the page has no wide console block to test with"
+    assert "_static/custom.css" in text
+    css = (html / "_static" / "custom.css").read_text(encoding="utf-8")
+    rule = re.search(r"([^{}]*)\{([^}]*)\}", css[css.index("div.highlight"):])
+    assert "pre" in rule.group(1) and "overflow-x: auto" in rule.group(2)
