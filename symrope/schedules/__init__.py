@@ -6,7 +6,7 @@ and with a framework's float32 semantics. See ``README.md`` in this folder.
 """
 
 from symrope.schedules._config import ROPE_TYPES, RopeConfig, llama31_8b
-from symrope.schedules._contexts import CONTEXT_NAMES, get_context
+from symrope.schedules._contexts import CONTEXT_NAMES, ScheduleContext, get_context
 from symrope.schedules._formulas import attention_factor, inv_freq
 from symrope.schedules._closed_forms import (parse_base, parse_dimension, rope_frequencies,
                                              xpos_scales)
@@ -15,6 +15,7 @@ __all__ = [
     "CONTEXT_NAMES",
     "ROPE_TYPES",
     "RopeConfig",
+    "ScheduleContext",
     "attention_factor",
     "get_context",
     "inv_freq",
