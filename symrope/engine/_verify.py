@@ -26,10 +26,12 @@ import pickle
 import random
 import threading
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import sympy as sp
 
+from symrope._typing import ClaimSide
 from symrope.errors import InternalError, UsageError
 from symrope.engine._deadline import BudgetExhausted, deadline, signals_available
 from symrope.engine._exact import FloatOutOfRange, read_floats_exactly
@@ -50,7 +52,9 @@ _CROSS_CHECK_ENTRIES = 6
 _EXPLICIT_LIMIT = 64 * 64   # larger explicit matrices must come as block matrices
 
 
-def verify(lhs, rhs, *, assumptions=None, budget: float = 10.0, seed: int = 0) -> Verdict:
+def verify(lhs: ClaimSide, rhs: ClaimSide, *,
+           assumptions: Iterable[sp.Equality | tuple[ClaimSide, ClaimSide]] | None = None,
+           budget: float = 10.0, seed: int = 0) -> Verdict:
     """Decide whether ``lhs = rhs`` holds for every value of the free symbols.
 
     Parameters

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 
 import sympy as sp
 
+from symrope._typing import ExactScalar
 from symrope.kernel._translate import (CoqPrinter, Untranslatable, binders, exact_power,
                                       exponential_argument)
 
@@ -188,7 +189,8 @@ def _expansion(family, terms, base_variables):
     return (first[0] * rest[0] - first[1] * rest[1], first[1] * rest[0] + first[0] * rest[1])
 
 
-def scalar_lemma(name: str, lhs, rhs, *, force: bool = False) -> ScalarLemma:
+def scalar_lemma(name: str, lhs: ExactScalar, rhs: ExactScalar, *,
+                 force: bool = False) -> ScalarLemma:
     """The Coq lemma ``lhs = rhs`` with a proof script computed by SymPy.
 
     Raises :class:`~symrope.kernel._translate.Untranslatable` when the claim has no exact Coq

@@ -28,6 +28,8 @@ import re
 
 import sympy as sp
 
+from symrope._typing import ExactScalar
+
 __all__ = ["Untranslatable", "CoqPrinter", "sanitise", "binders", "exact_power",
            "exponential_argument"]
 
@@ -104,14 +106,14 @@ class CoqPrinter:
     symrope.kernel._translate.Untranslatable: decimal constant 0.500000000000000 (exact rationals only)
     """
 
-    def __init__(self, names: dict, *, unfolded: bool = False):
+    def __init__(self, names: dict[sp.Symbol, str], *, unfolded: bool = False) -> None:
         self.names = names
         self.unfolded = unfolded
 
-    def doprint(self, e) -> str:
+    def doprint(self, e: ExactScalar) -> str:
         return self.print(sp.sympify(e))
 
-    def print(self, e) -> str:
+    def print(self, e: sp.Basic) -> str:
         if isinstance(e, sp.Float):
             raise Untranslatable(f"decimal constant {e} (exact rationals only)")
         if e.is_Integer:
@@ -168,7 +170,7 @@ class CoqPrinter:
             return f"(exp {self.exponent_text(sp.Pow(base, exponent, evaluate=False))})"
         return f"(Rpower {self.print(base)} {self.print(exponent)})"
 
-    def exponent_text(self, e) -> str:
+    def exponent_text(self, e: sp.Basic) -> str:
         """The argument of the exponential that ``e`` (``exp(x)`` or ``b**y``) unfolds to."""
         if isinstance(e, sp.exp):
             return self.print(e.args[0])
