@@ -49,6 +49,7 @@ _PROBE_POINTS = 3          # random points tried per entry before any rewriting
 _FALLBACK_PROBE_POINTS = 6  # more points for entries no rewrite could settle
 _CROSS_CHECK_POINTS = 2
 _CROSS_CHECK_ENTRIES = 6
+_FRESH_POINTS = range(10, 10 + _CROSS_CHECK_POINTS)  # sampling attempts no probe uses
 _EXPLICIT_LIMIT = 64 * 64   # larger explicit matrices must come as block matrices
 
 
@@ -495,24 +496,41 @@ def _sample(run: _Run, *exprs, attempt: int = 0) -> dict | None:
         return None
 
 
-def _probe(run: _Run, entry: _Entry, points: int) -> Verdict | None:
-    for attempt in range(points):
-        point = _sample(run, entry.lhs, entry.rhs, attempt=attempt)
-        point = None if point is None else _within_hypotheses(run, point)
+def _evaluated_points(run: _Run, lhs, rhs, attempts: range, *, within_hypotheses: bool):
+    """``(point, evaluations)`` at each sampled exact point where the claim can be evaluated.
+
+    The one loop behind probing and cross-checking, scalar or matrix: a point that cannot be
+    sampled or made to satisfy the hypotheses, or where the claim is undefined (a pole), is
+    skipped. The order of random draws is the order of ``attempts``, so verdicts stay
+    reproducible for a seed.
+    """
+    for attempt in attempts:
+        point = _sample(run, lhs, rhs, attempt=attempt)
+        if point is not None and within_hypotheses:
+            point = _within_hypotheses(run, point)
         if point is None:
             continue
         try:
-            (evaluation,) = evaluate(entry.lhs, entry.rhs, point)
+            evaluations = evaluate(lhs, rhs, point)
         except (ZeroDivisionError, ValueError, TypeError):
             continue  # undefined at this point (a pole): try another
+        yield point, evaluations
+
+
+def _refuted(run: _Run, point: dict, evaluation, entry, how: str) -> Verdict:
+    return Verdict(REFUTED, run.lhs, run.rhs, counterexample=point,
+                   difference=(sp.sstr(sp.Float(evaluation.low, 6)),
+                               sp.sstr(sp.Float(evaluation.high, 6))),
+                   entry=entry, seconds=run.elapsed(),
+                   method=f"{how} |difference| agrees at two precisions (30 and 60 digits or more)")
+
+
+def _probe(run: _Run, entry: _Entry, points: int) -> Verdict | None:
+    for point, (evaluation,) in _evaluated_points(run, entry.lhs, entry.rhs, range(points),
+                                                  within_hypotheses=True):
         if evaluation.clearly_nonzero:
-            full_point = _complete_point(run, point)
-            return Verdict(REFUTED, run.lhs, run.rhs, counterexample=full_point,
-                           difference=(sp.sstr(sp.Float(evaluation.low, 6)),
-                                       sp.sstr(sp.Float(evaluation.high, 6))),
-                           entry=entry.where, seconds=run.elapsed(),
-                           method="exact counterexample, |difference| agrees at two precisions "
-                                  "(30 and 60 digits or more)")
+            return _refuted(run, _complete_point(run, point), evaluation, entry.where,
+                            "exact counterexample,")
     return None
 
 
@@ -600,14 +618,8 @@ def _cross_check(run: _Run, entries: list[_Entry]) -> int:
     checks = 0
     sample = run.rng.sample(entries, min(len(entries), _CROSS_CHECK_ENTRIES))
     for entry in sample:
-        for attempt in range(_CROSS_CHECK_POINTS):
-            point = _sample(run, entry.lhs, entry.rhs, attempt=attempt + 10)
-            if point is None:
-                continue
-            try:
-                (evaluation,) = evaluate(entry.lhs, entry.rhs, point)
-            except (ZeroDivisionError, ValueError, TypeError):
-                continue
+        for point, (evaluation,) in _evaluated_points(run, entry.lhs, entry.rhs, _FRESH_POINTS,
+                                                      within_hypotheses=False):
             if evaluation.clearly_nonzero:
                 raise InternalError(
                     f"symrope proved {sp.sstr(entry.lhs)} = {sp.sstr(entry.rhs)} "
@@ -621,37 +633,21 @@ def _cross_check(run: _Run, entries: list[_Entry]) -> int:
 def _decide_matrix_algebra(run: _Run, clock) -> Verdict:
     """Claims about symbolic (noncommutative) matrices: matrix algebra, random integer matrices."""
     difference = run.lhs - run.rhs
-    for attempt in range(_FALLBACK_PROBE_POINTS):
-        point = _sample(run, run.lhs, run.rhs, attempt=attempt)
-        point = None if point is None else _within_hypotheses(run, point)
-        if point is None:
-            continue
-        try:
-            evaluations = evaluate(run.lhs, run.rhs, point)
-        except (ZeroDivisionError, ValueError, TypeError):
-            continue
+    for point, evaluations in _evaluated_points(run, run.lhs, run.rhs,
+                                                range(_FALLBACK_PROBE_POINTS),
+                                                within_hypotheses=True):
         for evaluation in evaluations:
             if evaluation.clearly_nonzero:
-                return Verdict(REFUTED, run.lhs, run.rhs, counterexample=point,
-                               difference=(sp.sstr(sp.Float(evaluation.low, 6)),
-                                           sp.sstr(sp.Float(evaluation.high, 6))),
-                               entry=evaluation.entry, seconds=run.elapsed(),
-                               method="random integer matrices; |difference| agrees at two "
-                                      "precisions (30 and 60 digits or more)")
+                return _refuted(run, point, evaluation, evaluation.entry,
+                                "random integer matrices;")
     method = _rewrite_to_zero(difference, clock, _MATRIX_STRATEGIES)
     if not method:
         return Verdict(UNDECIDED, run.lhs, run.rhs, seconds=run.elapsed(),
                        reason="matrix algebra did not reduce the difference to zero, and no "
                               "random matrices satisfying the hypotheses refuted it")
     checks = 0
-    for attempt in range(_CROSS_CHECK_POINTS):
-        point = _sample(run, run.lhs, run.rhs, attempt=attempt + 10)
-        if point is None:
-            continue
-        try:
-            evaluations = evaluate(run.lhs, run.rhs, point)
-        except (ZeroDivisionError, ValueError, TypeError):
-            continue
+    for point, evaluations in _evaluated_points(run, run.lhs, run.rhs, _FRESH_POINTS,
+                                                within_hypotheses=False):
         if any(e.clearly_nonzero for e in evaluations):
             raise InternalError(f"symrope proved {difference} = 0 ({method}) but random matrices "
                                 f"{point} disagree; please report this bug")
