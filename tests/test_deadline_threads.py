@@ -174,3 +174,13 @@ def test_verify_off_the_main_thread_never_forks_a_threaded_process(tmp_path):
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "['proved', 'proved', 'proved']", result.stderr
     assert "Warning" not in result.stderr, result.stderr
+
+
+def test_a_claim_that_cannot_travel_to_the_child_is_undecided_with_the_reason():
+    class Local(sp.Symbol):  # a class defined in a function cannot be pickled
+        pass
+
+    u = Local("u", real=True)
+    verdict = _run_in_threads({"local": lambda: verify(sp.cos(u) ** 2, 1 - sp.sin(u) ** 2)})["local"]
+    assert verdict.undecided and "cannot be pickled" in verdict.reason
+    assert verify(sp.cos(u) ** 2, 1 - sp.sin(u) ** 2).proved  # on the main thread: in-process
