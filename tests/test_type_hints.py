@@ -5,7 +5,9 @@ types of all its parameters and of what it returns, and ``typing.get_type_hints`
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import inspect
+import os
 import typing
 
 import pytest
@@ -24,8 +26,10 @@ NOT_YET = ("symrope.engine._proof", "symrope.engine._verdict", "symrope.kernel._
 def _public_objects():
     seen = set()
     for package_name in TYPED_PACKAGES:
-        if package_name == "symrope.lifting":
-            pytest.importorskip("torch")
+        if package_name == "symrope.lifting" and importlib.util.find_spec("torch") is None:
+            if os.environ.get("CI"):
+                pytest.fail("torch is missing under CI: the lifting API's hints go unchecked")
+            continue  # lifting needs torch to import; every other package is still checked
         package = importlib.import_module(package_name)
         for name in package.__all__:
             value = getattr(package, name)
