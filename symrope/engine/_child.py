@@ -40,7 +40,7 @@ def decide_in_child(decide: Decide, lhs: Any, rhs: Any, budget: float, seed: int
             return decide(lhs, rhs, clock.remaining(), seed, hypotheses)
         try:
             claim = pickle.dumps((lhs, rhs, seed, hypotheses))
-        except (pickle.PicklingError, TypeError, AttributeError) as error:
+        except (pickle.PicklingError, TypeError, AttributeError, RecursionError) as error:
             return Verdict(UNDECIDED, lhs, rhs, seconds=time.monotonic() - clock.start,
                            reason="off the main thread a claim is decided in a child process "
                                   "(so that its budget can be enforced), and this one cannot "
