@@ -5,20 +5,14 @@ Named for the audit so that it does not collide with other areas' helpers; it ho
 
 from __future__ import annotations
 
-import importlib
 import os
+from types import ModuleType
 
-import pytest
+from ci_support import import_or_skip
 
 
-def require_library(module: str):
+def require_library(module: str) -> ModuleType:
     """The imported module; skip when it does not import (outside CI); fail when it does not under CI."""
     if module.startswith("keras"):
         os.environ.setdefault("KERAS_BACKEND", "torch")
-    try:
-        return importlib.import_module(module)
-    except Exception as error:  # noqa: BLE001 - ImportError, or a broken install (timm/torchvision)
-        if os.environ.get("CI"):
-            pytest.fail(f"{module} does not import under CI ({type(error).__name__}: {error}): "
-                        ".ci/run must install the [frameworks] extra")
-        pytest.skip(f"{module} does not import here ({type(error).__name__}) and CI is not set")
+    return import_or_skip(module, ".ci/run must install the [frameworks] extra")

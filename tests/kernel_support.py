@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 import sympy as sp
+from ci_support import missing
 from test_latex_support import require_tool
 
 _TOKEN = re.compile(r"\s*(\(|\)|[A-Za-z_][A-Za-z0-9_']*|-?\d+|[-+*/^])")
@@ -24,16 +25,11 @@ def require_coqc() -> str:
 
 def require_mathcomp() -> None:
     """MathComp's matrices for coqc; skip without them (outside CI), fail under CI."""
-    import os
-
-    import pytest
-
     from symrope.kernel._coqc import mathcomp_available
 
     if not mathcomp_available(require_coqc()):
-        if os.environ.get("CI"):
-            pytest.fail("MathComp is missing under CI: .ci/run must install libcoq-mathcomp-algebra")
-        pytest.skip("MathComp (libcoq-mathcomp-algebra) is not installed (and CI is not set)")
+        missing("MathComp (libcoq-mathcomp-algebra) is not installed",
+                ".ci/run must install libcoq-mathcomp-algebra")
 
 
 def _tokens(text: str) -> list[str]:

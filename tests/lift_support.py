@@ -5,21 +5,14 @@ Named ``lift_support`` so that it does not collide with other areas' helpers; it
 
 from __future__ import annotations
 
-import importlib
-import os
+from types import ModuleType
 
-import pytest
+from ci_support import import_or_skip
 
 
-def require_module(name: str):
+def require_module(name: str) -> ModuleType:
     """Import the real library; skip when it does not import (outside CI), fail under CI."""
-    try:
-        return importlib.import_module(name)
-    except Exception as error:  # noqa: BLE001 - ImportError or a broken dependency (timm/torchvision)
-        message = f"{name} does not import: {type(error).__name__}: {error}"
-        if os.environ.get("CI"):
-            pytest.fail(f"{message} (CI must install symrope[frameworks])")
-        pytest.skip(message, allow_module_level=True)  # also called at module level
+    return import_or_skip(name, "CI must install symrope[frameworks]")
 
 
 def small_llama(**extra) -> dict:

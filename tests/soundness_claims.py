@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 
 import sympy as sp
 
+from symrope.linalg import rotation
+
 from tests.soundness_helpers import _exact
 
 # Names the engine or checker create (or used to), and look-alikes.
@@ -212,19 +214,15 @@ def matrix_transpose(rng) -> Claim:
     return Claim(lhs, sp.MatAdd(rhs, bump, evaluate=False), False, "matrix_transpose_perturbed")
 
 
-def _rotation(angle):
-    return sp.ImmutableMatrix([[sp.cos(angle), -sp.sin(angle)], [sp.sin(angle), sp.cos(angle)]])
-
-
 def rotation_product(rng) -> Claim:
     u, v = _symbols(rng, 2)
     A, B = _linear(rng, u), _linear(rng, v, offset=False)
-    lhs = sp.MatMul(_rotation(A), _rotation(B), evaluate=False)
+    lhs = sp.MatMul(rotation(A), rotation(B), evaluate=False)
     if rng.random() < 0.5:
-        return Claim(lhs, _rotation(A + B), True, "rotation_product")
+        return Claim(lhs, rotation(A + B), True, "rotation_product")
     # An exact tiny u**2: no like term it could be rounded into.
     tiny = rng.choice([sp.Rational(1, 10**40), sp.Rational(1, 2**80)])
-    return Claim(lhs, _rotation(A + B + tiny * u**2), False, "rotation_product_perturbed")
+    return Claim(lhs, rotation(A + B + tiny * u**2), False, "rotation_product_perturbed")
 
 
 def block_rope(rng) -> Claim:
@@ -235,7 +233,7 @@ def block_rope(rng) -> Claim:
     frequencies = [rng.choice(pool) for _ in range(count)]
 
     def rope(position, omegas):
-        return sp.BlockDiagMatrix(*[_rotation(w * position) for w in omegas])
+        return sp.BlockDiagMatrix(*[rotation(w * position) for w in omegas])
 
     lhs = sp.MatMul(rope(s, frequencies).T, rope(t, frequencies), evaluate=False)
     if rng.random() < 0.5:

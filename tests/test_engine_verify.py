@@ -150,7 +150,7 @@ def test_budget_holds_off_the_main_thread_too():
     worker.start()
     worker.join(10)
     assert outcome["verdict"].undecided and outcome["elapsed"] <= 2.0
-    # ...and proofs still work there (decided in a forked child).
+    # ...and proofs still work there (decided in a child process).
     done = {}
     worker = threading.Thread(target=lambda: done.setdefault("v", verify(sp.cos(x) ** 2,
                                                                          1 - sp.sin(x) ** 2)))

@@ -5,13 +5,12 @@ Named ``test_latex_support`` only so that it sits with the tests it serves; it h
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 from pathlib import Path
 
-import pytest
 import sympy as sp
+from ci_support import missing
 
 from symrope.engine import Theorem
 
@@ -20,9 +19,7 @@ def require_tool(name: str) -> str:
     """The tool's path; skip when it is missing (outside CI); fail when it is missing under CI."""
     path = shutil.which(name)
     if path is None:
-        if os.environ.get("CI"):
-            pytest.fail(f"{name} is missing under CI: .ci/run must install it")
-        pytest.skip(f"{name} is not installed (and CI is not set)")
+        missing(f"{name} is not installed", ".ci/run must install it")
     return path
 
 

@@ -268,3 +268,41 @@ def test_against_transformers_rope_init_functions(name):
     # the float64 schedule is the same formula without the float32 roundings
     assert np.all(np.abs(inv_freq(config, "float64", seq_len) - buffer) <= 4 * ulp)
     assert attention_factor(config, "float64", seq_len) == pytest.approx(hf_factor, rel=1e-15)
+
+
+def test_every_context_is_a_schedule_context_and_an_incomplete_one_cannot_exist():
+    from symrope.schedules import CONTEXT_NAMES, ScheduleContext, get_context
+
+    contexts = {name: get_context(name) for name in CONTEXT_NAMES}
+    assert all(isinstance(ctx, ScheduleContext) for ctx in contexts.values())
+    # float32 is the float64 context with torch's float32 roundings, not a branch inside it
+    assert isinstance(contexts["float32"], type(contexts["float64"]))
+
+    class OnlyScalars(ScheduleContext):
+        def scalar(self, value):
+            return float(value)
+
+    with pytest.raises(TypeError, match="abstract"):
+        OnlyScalars()
+
+
+def test_float32_overrides_round_as_torch_does():
+    torch = pytest.importorskip("torch")
+    from symrope.schedules import get_context
+
+    f32, f64 = get_context("float32"), get_context("float64")
+    vector = f32.arange(1, 200) / 7
+    # scalar / tensor is reciprocal(tensor) * scalar in torch: two float32 roundings
+    ours = f32.divide_scalar_by(3.0, vector)
+    theirs = (3.0 / torch.from_numpy(vector)).numpy()
+    assert np.array_equal(ours, theirs)
+    once = (np.float32(3.0) / vector).astype(np.float32)  # one rounding: not what torch holds
+    assert np.count_nonzero(ours != once) > 0
+    assert np.array_equal(f64.divide_scalar_by(3.0, vector.astype(np.float64)),
+                          3.0 / vector.astype(np.float64))
+    # pow(Tensor, Scalar) keeps the double exponent; a run-time 0-d tensor is float32
+    base = f32.runtime_tensor(8192) * 4.0 / 4096.0 - 3.0
+    assert isinstance(base, np.float32) and isinstance(f64.runtime_tensor(8192), float)
+    exponent = 64 / 62
+    expected = torch.pow(torch.tensor(8192, dtype=torch.float32) * 4.0 / 4096.0 - 3.0, exponent)
+    assert f32.scalar_power(base, exponent) == np.float32(expected.item())

@@ -21,14 +21,16 @@ Anything else is ``undecided``, with the reason. The whole call respects its tim
 from __future__ import annotations
 
 import dataclasses
-import multiprocessing
 import random
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import sympy as sp
 
+from symrope._typing import ClaimSide
 from symrope.errors import InternalError, UsageError
+from symrope.engine._child import decide_in_child
 from symrope.engine._deadline import BudgetExhausted, deadline, signals_available
 from symrope.engine._exact import FloatOutOfRange, read_floats_exactly
 from symrope.engine._sampling import Unsampleable, evaluate, exact_values, sample_point
@@ -45,10 +47,13 @@ _PROBE_POINTS = 3          # random points tried per entry before any rewriting
 _FALLBACK_PROBE_POINTS = 6  # more points for entries no rewrite could settle
 _CROSS_CHECK_POINTS = 2
 _CROSS_CHECK_ENTRIES = 6
+_FRESH_POINTS = range(10, 10 + _CROSS_CHECK_POINTS)  # sampling attempts no probe uses
 _EXPLICIT_LIMIT = 64 * 64   # larger explicit matrices must come as block matrices
 
 
-def verify(lhs, rhs, *, assumptions=None, budget: float = 10.0, seed: int = 0) -> Verdict:
+def verify(lhs: ClaimSide, rhs: ClaimSide, *,
+           assumptions: Iterable[sp.Equality | tuple[ClaimSide, ClaimSide]] | None = None,
+           budget: float = 10.0, seed: int = 0) -> Verdict:
     """Decide whether ``lhs = rhs`` holds for every value of the free symbols.
 
     Parameters
@@ -62,6 +67,11 @@ def verify(lhs, rhs, *, assumptions=None, budget: float = 10.0, seed: int = 0) -
         belong on the symbols themselves (``Symbol('x', positive=True)``): sampling respects them.
     budget : float
         Seconds. Past it the verdict is ``undecided``; the call returns within ``budget + 1``.
+        Off the main thread (where no signal can interrupt SymPy) the claim is decided in a
+        child process from multiprocessing's ``forkserver``, killed at the deadline: the claim
+        must pickle (SymPy expressions do), a script that calls ``verify`` from threads needs
+        the ``if __name__ == "__main__":`` guard multiprocessing asks for, and the first such
+        call also spends part of its budget starting that server.
     seed : int
         Seed of the random points, so verdicts are reproducible.
 
@@ -113,7 +123,7 @@ def verify(lhs, rhs, *, assumptions=None, budget: float = 10.0, seed: int = 0) -
     if signals_available():
         verdict = _verify_here(lhs, rhs, budget, seed, hypotheses)
     else:
-        verdict = _verify_in_child(lhs, rhs, budget, seed, hypotheses)
+        verdict = decide_in_child(_verify_here, lhs, rhs, budget, seed, hypotheses)
     if floats:
         verdict = dataclasses.replace(verdict, details={**verdict.details,
                                                         "floats_read_exactly": floats})
@@ -166,37 +176,6 @@ def _check_shapes(lhs, rhs) -> None:
     if left != right:
         raise UsageError(f"the two sides have different shapes: {left or 'scalar'} and "
                          f"{right or 'scalar'}")
-
-
-def _verify_in_child(lhs, rhs, budget, seed, hypotheses=()) -> Verdict:
-    """Off the main thread no signal can interrupt SymPy: decide in a child killed at the deadline."""
-    try:
-        context = multiprocessing.get_context("fork")
-    except ValueError:  # pragma: no cover - platforms without fork: cooperative budget only
-        return _verify_here(lhs, rhs, budget, seed, hypotheses)
-    receiver, sender = context.Pipe(duplex=False)
-    child = context.Process(target=_child_main, args=(sender, lhs, rhs, budget, seed, hypotheses),
-                            daemon=True)
-    start = time.monotonic()
-    child.start()
-    sender.close()
-    outcome = receiver.recv() if receiver.poll(budget + 0.5) else None
-    child.join(0.2)
-    if child.is_alive():
-        child.kill()
-    if outcome is None:
-        return Verdict(UNDECIDED, lhs, rhs, reason=f"time budget of {budget:g} s exhausted",
-                       seconds=time.monotonic() - start)
-    if isinstance(outcome, BaseException):
-        raise outcome
-    return outcome
-
-
-def _child_main(sender, lhs, rhs, budget, seed, hypotheses):  # pragma: no cover - forked child
-    try:
-        sender.send(_verify_here(lhs, rhs, budget, seed, hypotheses))
-    except BaseException as error:  # the parent re-raises it
-        sender.send(error)
 
 
 @dataclass
@@ -399,24 +378,41 @@ def _sample(run: _Run, *exprs, attempt: int = 0) -> dict | None:
         return None
 
 
-def _probe(run: _Run, entry: _Entry, points: int) -> Verdict | None:
-    for attempt in range(points):
-        point = _sample(run, entry.lhs, entry.rhs, attempt=attempt)
-        point = None if point is None else _within_hypotheses(run, point)
+def _evaluated_points(run: _Run, lhs, rhs, attempts: range, *, within_hypotheses: bool):
+    """``(point, evaluations)`` at each sampled exact point where the claim can be evaluated.
+
+    The one loop behind probing and cross-checking, scalar or matrix: a point that cannot be
+    sampled or made to satisfy the hypotheses, or where the claim is undefined (a pole), is
+    skipped. The order of random draws is the order of ``attempts``, so verdicts stay
+    reproducible for a seed.
+    """
+    for attempt in attempts:
+        point = _sample(run, lhs, rhs, attempt=attempt)
+        if point is not None and within_hypotheses:
+            point = _within_hypotheses(run, point)
         if point is None:
             continue
         try:
-            (evaluation,) = evaluate(entry.lhs, entry.rhs, point)
+            evaluations = evaluate(lhs, rhs, point)
         except (ZeroDivisionError, ValueError, TypeError):
             continue  # undefined at this point (a pole): try another
+        yield point, evaluations
+
+
+def _refuted(run: _Run, point: dict, evaluation, entry, how: str) -> Verdict:
+    return Verdict(REFUTED, run.lhs, run.rhs, counterexample=point,
+                   difference=(sp.sstr(sp.Float(evaluation.low, 6)),
+                               sp.sstr(sp.Float(evaluation.high, 6))),
+                   entry=entry, seconds=run.elapsed(),
+                   method=f"{how} |difference| agrees at two precisions (30 and 60 digits or more)")
+
+
+def _probe(run: _Run, entry: _Entry, points: int) -> Verdict | None:
+    for point, (evaluation,) in _evaluated_points(run, entry.lhs, entry.rhs, range(points),
+                                                  within_hypotheses=True):
         if evaluation.clearly_nonzero:
-            full_point = _complete_point(run, point)
-            return Verdict(REFUTED, run.lhs, run.rhs, counterexample=full_point,
-                           difference=(sp.sstr(sp.Float(evaluation.low, 6)),
-                                       sp.sstr(sp.Float(evaluation.high, 6))),
-                           entry=entry.where, seconds=run.elapsed(),
-                           method="exact counterexample, |difference| agrees at two precisions "
-                                  "(30 and 60 digits or more)")
+            return _refuted(run, _complete_point(run, point), evaluation, entry.where,
+                            "exact counterexample,")
     return None
 
 
@@ -504,14 +500,8 @@ def _cross_check(run: _Run, entries: list[_Entry]) -> int:
     checks = 0
     sample = run.rng.sample(entries, min(len(entries), _CROSS_CHECK_ENTRIES))
     for entry in sample:
-        for attempt in range(_CROSS_CHECK_POINTS):
-            point = _sample(run, entry.lhs, entry.rhs, attempt=attempt + 10)
-            if point is None:
-                continue
-            try:
-                (evaluation,) = evaluate(entry.lhs, entry.rhs, point)
-            except (ZeroDivisionError, ValueError, TypeError):
-                continue
+        for point, (evaluation,) in _evaluated_points(run, entry.lhs, entry.rhs, _FRESH_POINTS,
+                                                      within_hypotheses=False):
             if evaluation.clearly_nonzero:
                 raise InternalError(
                     f"symrope proved {sp.sstr(entry.lhs)} = {sp.sstr(entry.rhs)} "
@@ -525,37 +515,21 @@ def _cross_check(run: _Run, entries: list[_Entry]) -> int:
 def _decide_matrix_algebra(run: _Run, clock) -> Verdict:
     """Claims about symbolic (noncommutative) matrices: matrix algebra, random integer matrices."""
     difference = run.lhs - run.rhs
-    for attempt in range(_FALLBACK_PROBE_POINTS):
-        point = _sample(run, run.lhs, run.rhs, attempt=attempt)
-        point = None if point is None else _within_hypotheses(run, point)
-        if point is None:
-            continue
-        try:
-            evaluations = evaluate(run.lhs, run.rhs, point)
-        except (ZeroDivisionError, ValueError, TypeError):
-            continue
+    for point, evaluations in _evaluated_points(run, run.lhs, run.rhs,
+                                                range(_FALLBACK_PROBE_POINTS),
+                                                within_hypotheses=True):
         for evaluation in evaluations:
             if evaluation.clearly_nonzero:
-                return Verdict(REFUTED, run.lhs, run.rhs, counterexample=point,
-                               difference=(sp.sstr(sp.Float(evaluation.low, 6)),
-                                           sp.sstr(sp.Float(evaluation.high, 6))),
-                               entry=evaluation.entry, seconds=run.elapsed(),
-                               method="random integer matrices; |difference| agrees at two "
-                                      "precisions (30 and 60 digits or more)")
+                return _refuted(run, point, evaluation, evaluation.entry,
+                                "random integer matrices;")
     method = _rewrite_to_zero(difference, clock, _MATRIX_STRATEGIES)
     if not method:
         return Verdict(UNDECIDED, run.lhs, run.rhs, seconds=run.elapsed(),
                        reason="matrix algebra did not reduce the difference to zero, and no "
                               "random matrices satisfying the hypotheses refuted it")
     checks = 0
-    for attempt in range(_CROSS_CHECK_POINTS):
-        point = _sample(run, run.lhs, run.rhs, attempt=attempt + 10)
-        if point is None:
-            continue
-        try:
-            evaluations = evaluate(run.lhs, run.rhs, point)
-        except (ZeroDivisionError, ValueError, TypeError):
-            continue
+    for point, evaluations in _evaluated_points(run, run.lhs, run.rhs, _FRESH_POINTS,
+                                                within_hypotheses=False):
         if any(e.clearly_nonzero for e in evaluations):
             raise InternalError(f"symrope proved {difference} = 0 ({method}) but random matrices "
                                 f"{point} disagree; please report this bug")

@@ -23,10 +23,13 @@ A claim outside this fragment raises :class:`NoCertificate`; SymPy's own verdict
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import sympy as sp
 
+from symrope._typing import ExactScalar
 from symrope.kernel._translate import (CoqPrinter, Untranslatable, binders, exact_power,
                                       exponential_argument)
 
@@ -188,7 +191,8 @@ def _expansion(family, terms, base_variables):
     return (first[0] * rest[0] - first[1] * rest[1], first[1] * rest[0] + first[0] * rest[1])
 
 
-def scalar_lemma(name: str, lhs, rhs, *, force: bool = False) -> ScalarLemma:
+def scalar_lemma(name: str, lhs: ExactScalar, rhs: ExactScalar, *,
+                 force: bool = False) -> ScalarLemma:
     """The Coq lemma ``lhs = rhs`` with a proof script computed by SymPy.
 
     Raises :class:`~symrope.kernel._translate.Untranslatable` when the claim has no exact Coq
@@ -211,22 +215,20 @@ def scalar_lemma(name: str, lhs, rhs, *, force: bool = False) -> ScalarLemma:
     lhs_text, rhs_text = statement_printer.print(lhs), statement_printer.print(rhs)
     labels = binder_names + [f"symrope_h{i}" for i in range(len(hypotheses))]
     intro = [f"intros {' '.join(labels)}."] if labels else []
+    # The statement is fixed here; each way of proving it below only adds a proof script.
+    proved_by = functools.partial(ScalarLemma, name, binder_names, hypotheses, lhs_text, rhs_text,
+                                  source=(lhs, rhs, {coq: symbol for symbol, coq in names.items()}))
     if lhs != rhs and _rational_with_positive_denominators(lhs, rhs):
         # A rational identity: field clears the denominators, and lra shows each is nonzero
         # from the binders' sign hypotheses (0 < d, 0 < gamma...). Coq rejects a false one.
-        return ScalarLemma(name, binder_names, hypotheses, lhs_text, rhs_text,
-                           intro + ["field; repeat split; lra."],
-                           (lhs, rhs, {coq: symbol for symbol, coq in names.items()}))
+        return proved_by(intro + ["field; repeat split; lra."])
     try:
-        return _scalar_lemma(name, lhs, rhs, force, names, binder_names, hypotheses, lhs_text,
-                             rhs_text, intro)
+        return _scalar_lemma(proved_by, lhs, rhs, force, names, lhs_text, rhs_text, intro)
     except NoCertificate:
         if not force:
             raise
         # A proof attempt all the same (tests show Coq rejects it): plain field arithmetic.
-        return ScalarLemma(name, binder_names, hypotheses, lhs_text, rhs_text,
-                           intro + ["unfold Rpower.", "field."],
-                           (lhs, rhs, {coq: symbol for symbol, coq in names.items()}))
+        return proved_by(intro + ["unfold Rpower.", "field."])
 
 
 def _rational_with_positive_denominators(lhs, rhs) -> bool:
@@ -241,13 +243,12 @@ def _rational_with_positive_denominators(lhs, rhs) -> bool:
     return all(f.is_number and f != 0 or f.is_positive for f in factors)
 
 
-def _scalar_lemma(name, lhs, rhs, force, names, binder_names, hypotheses, lhs_text, rhs_text,
-                  intro) -> ScalarLemma:
+def _scalar_lemma(proved_by: Callable[[list[str]], ScalarLemma], lhs: sp.Expr, rhs: sp.Expr,
+                  force: bool, names: dict[sp.Symbol, str], lhs_text: str, rhs_text: str,
+                  intro: list[str]) -> ScalarLemma:
     prepare = intro + ["unfold Rpower.", "rewrite ?symrope_inv_exp_pow, ?symrope_inv_exp."]
-    source = (lhs, rhs, {coq: symbol for symbol, coq in names.items()})
     if lhs == rhs:
-        return ScalarLemma(name, binder_names, hypotheses, lhs_text, rhs_text,
-                           intro + ["reflexivity."], source)
+        return proved_by(intro + ["reflexivity."])
 
     model = _Model(CoqPrinter(names, unfolded=True))
     difference = sp.expand(model.of(lhs) - model.of(rhs))
@@ -335,7 +336,7 @@ def _scalar_lemma(name, lhs, rhs, force, names, binder_names, hypotheses, lhs_te
         closer = _closer(lhs_text, rhs_text, certificate)
         proof += ["apply Rminus_diag_uniq.", f"transitivity ({certificate}).", f"{{ {closer}. }}",
                   "rewrite " + ", ".join(g[3] for _, g in used) + ".", f"{closer}."]
-    return ScalarLemma(name, binder_names, hypotheses, lhs_text, rhs_text, proof, source)
+    return proved_by(proof)
 
 
 def _closer(*texts) -> str:

@@ -14,11 +14,13 @@ import shutil
 import subprocess
 import tempfile
 import time
+from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from symrope.errors import UsageError
 from symrope.kernel._certificate import PRELUDE
+from symrope.kernel._export import TheoremExport
 from symrope.kernel._matrices import MATRIX_PRELUDE
 
 __all__ = ["KernelUnavailable", "find_coqc", "check_exports", "COQ_INSTALL_HINT"]
@@ -93,7 +95,8 @@ def _one_line(message: str) -> str:
     return error[:200]
 
 
-def check_exports(exports, directory: Path | None = None, *, timeout: float = 300.0) -> float:
+def check_exports(exports: Iterable[TheoremExport], directory: Path | None = None, *,
+                  timeout: float = 300.0) -> float:
     """Check every exported step of ``exports`` with ``coqc``; mark each checked or rejected.
 
     The scalar lemmas (Coq's ``Reals``) and the symbolic matrix lemmas (MathComp) are two files,
@@ -146,6 +149,7 @@ def _check_loop(coqc, exports, path: Path, matrices: bool, timeout: float) -> No
         keep[module].discard(index)
 
 
-def check_export(export, directory: Path | None = None, *, timeout: float = 300.0) -> float:
+def check_export(export: TheoremExport, directory: Path | None = None, *,
+                 timeout: float = 300.0) -> float:
     """:func:`check_exports` for one theorem."""
     return check_exports([export], directory, timeout=timeout)

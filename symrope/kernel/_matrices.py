@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from symrope.kernel._translate import Untranslatable, sanitise
+from symrope.kernel._translate import Untranslatable, binary_chain, sanitise
 
 __all__ = ["MATRIX_PRELUDE", "matrix_lemma"]
 
@@ -59,11 +59,8 @@ class _Printer:
         if isinstance(e, (sp.MatMul, sp.MatAdd)):
             if any(not isinstance(a, sp.MatrixExpr) for a in e.args):
                 raise Untranslatable("a scalar factor in a symbolic matrix product")
-            operator = " *m " if isinstance(e, sp.MatMul) else " + "
-            text = self.print(e.args[0])
-            for argument in e.args[1:]:
-                text = f"({text}{operator}{self.print(argument)})"
-            return text
+            return binary_chain(" *m " if isinstance(e, sp.MatMul) else " + ",
+                                map(self.print, e.args))
         if isinstance(e, sp.Inverse):
             raise Untranslatable("a matrix inverse (needs invertibility premises)")
         raise Untranslatable(f"{type(e).__name__} in a symbolic matrix claim")

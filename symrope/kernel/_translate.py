@@ -25,8 +25,11 @@ unescaped.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 import sympy as sp
+
+from symrope._typing import ExactScalar
 
 __all__ = ["Untranslatable", "CoqPrinter", "sanitise", "binders", "exact_power",
            "exponential_argument"]
@@ -104,14 +107,14 @@ class CoqPrinter:
     symrope.kernel._translate.Untranslatable: decimal constant 0.500000000000000 (exact rationals only)
     """
 
-    def __init__(self, names: dict, *, unfolded: bool = False):
+    def __init__(self, names: dict[sp.Symbol, str], *, unfolded: bool = False) -> None:
         self.names = names
         self.unfolded = unfolded
 
-    def doprint(self, e) -> str:
+    def doprint(self, e: ExactScalar) -> str:
         return self.print(sp.sympify(e))
 
-    def print(self, e) -> str:
+    def print(self, e: sp.Basic) -> str:
         if isinstance(e, sp.Float):
             raise Untranslatable(f"decimal constant {e} (exact rationals only)")
         if e.is_Integer:
@@ -127,12 +130,7 @@ class CoqPrinter:
                 raise Untranslatable(f"symbol {e} has no Coq name")
             return self.names[e]
         if isinstance(e, (sp.Add, sp.Mul)):
-            # Binary and fully parenthesised: one text per Coq term, whatever the context.
-            operator = " + " if isinstance(e, sp.Add) else " * "
-            text = self.print(e.args[0])
-            for argument in e.args[1:]:
-                text = f"({text}{operator}{self.print(argument)})"
-            return text
+            return binary_chain(" + " if isinstance(e, sp.Add) else " * ", map(self.print, e.args))
         if isinstance(e, sp.Pow):
             return self._power(e.base, e.exp)
         if isinstance(e, sp.exp):
@@ -168,7 +166,7 @@ class CoqPrinter:
             return f"(exp {self.exponent_text(sp.Pow(base, exponent, evaluate=False))})"
         return f"(Rpower {self.print(base)} {self.print(exponent)})"
 
-    def exponent_text(self, e) -> str:
+    def exponent_text(self, e: sp.Basic) -> str:
         """The argument of the exponential that ``e`` (``exp(x)`` or ``b**y``) unfolds to."""
         if isinstance(e, sp.exp):
             return self.print(e.args[0])
@@ -198,6 +196,28 @@ def exponential_argument(e):
     return None
 
 
+# SymPy's sign facts about a symbol, strongest first, and the Coq hypothesis each one gives.
+_SIGN_HYPOTHESES = {"is_positive": "0 < {}", "is_nonnegative": "0 <= {}", "is_negative": "{} < 0",
+                    "is_nonpositive": "{} <= 0", "is_nonzero": "{} <> 0"}
+
+
+def binary_chain(operator: str, texts: Iterable[str]) -> str:
+    """``((a op b) op c)``: binary and fully parenthesised, one text per Coq term in any context.
+
+    Examples
+    ========
+
+    >>> from symrope.kernel._translate import binary_chain
+    >>> binary_chain(" + ", ["a", "b", "c"])
+    '((a + b) + c)'
+    """
+    texts = iter(texts)
+    text = next(texts)
+    for argument in texts:
+        text = f"({text}{operator}{argument})"
+    return text
+
+
 def binders(symbols, taken: set[str] | None = None) -> tuple[dict, list[str], list[str]]:
     """Coq names, ``(x y : R)`` binder groups and hypotheses (``0 < x``) for real symbols.
 
@@ -215,16 +235,9 @@ def binders(symbols, taken: set[str] | None = None) -> tuple[dict, list[str], li
         name = sanitise(symbol.name, taken)
         taken.add(name)
         names[symbol] = name
-        if symbol.is_positive:
-            hypotheses.append(f"0 < {name}")
-        elif symbol.is_nonnegative:
-            hypotheses.append(f"0 <= {name}")
-        elif symbol.is_negative:
-            hypotheses.append(f"{name} < 0")
-        elif symbol.is_nonpositive:
-            hypotheses.append(f"{name} <= 0")
-        elif symbol.is_nonzero:
-            hypotheses.append(f"{name} <> 0")
+        sign = next((fact for fact in _SIGN_HYPOTHESES if getattr(symbol, fact)), None)
+        if sign is not None:  # the strongest sign SymPy knows, as a Coq hypothesis
+            hypotheses.append(_SIGN_HYPOTHESES[sign].format(name))
         if symbol.is_integer:
             hypotheses.append(f"exists z : Z, {name} = IZR z")
     return names, list(names.values()), hypotheses

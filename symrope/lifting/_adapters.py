@@ -10,7 +10,9 @@ from the (symbolic) positions.
 from __future__ import annotations
 
 import importlib
+from collections.abc import Iterable
 
+import torch
 from torch.overrides import TorchFunctionMode
 
 from symrope.errors import UsageError
@@ -41,13 +43,11 @@ class PositionsForArange(TorchFunctionMode):
     order; every other call runs unchanged.
     """
 
-    def __init__(self, positions):
+    def __init__(self, positions: Iterable[torch.Tensor]) -> None:
         super().__init__()
         self.queue = list(positions)
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
-        import torch
-
         kwargs = kwargs or {}
         if func is torch.arange and self.queue and len(args) == 1 and \
                 args[0] == self.queue[0].shape[0]:

@@ -12,6 +12,6 @@ class LiftUndecided(Exception):
     one-line message, which names the op (``op``) or the ``file:line`` of the code.
     """
 
-    def __init__(self, message: str, op: str | None = None):
+    def __init__(self, message: str, op: str | None = None) -> None:
         super().__init__(message)
         self.op = op

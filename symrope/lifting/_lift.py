@@ -9,15 +9,18 @@ into them (exact, because no branch on a symbolic value was taken: that stops th
 from __future__ import annotations
 
 import inspect
-from typing import Callable
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import mpmath
 import numpy as np
 import sympy as sp
+import torch
 
 from symrope.checker._encoding import Encoding
 from symrope.errors import InternalError, UsageError
 from symrope.lifting._errors import LiftUndecided
+from symrope.schedules import RopeConfig
 
 __all__ = ["lift", "LiftedEncoding", "CASTS_NOTE", "frequency_errors"]
 
@@ -34,15 +37,16 @@ class LiftedEncoding(Encoding):
     the real code in float64 torch.
     """
 
-    def __init__(self, name, dim, query, key, position_dims, function, lift_info):
+    def __init__(self, name: str, dim: int, query: Callable[..., sp.Matrix],
+                 key: Callable[..., sp.Matrix], position_dims: int,
+                 function: Callable[..., Any], lift_info: dict[str, Any]) -> None:
         super().__init__(name, dim, query, key, position_dims)
         self.function = function
         self.lift_info = lift_info
 
-    def replay(self, role: str, index: int, position) -> np.ndarray:
+    def replay(self, role: str, index: int,
+               position: sp.Expr | float | Sequence[sp.Expr | float]) -> np.ndarray:
         """``role``'s output for the basis vector ``e_index`` at ``position``, in float64 torch."""
-        import torch
-
         dim = self.dim
         basis = torch.zeros(1, 1, 1, dim, dtype=torch.float64)
         basis[..., index] = 1.0
@@ -61,8 +65,9 @@ class LiftedEncoding(Encoding):
         return out.detach().to(torch.float64).reshape(-1).numpy()
 
 
-def lift(function: Callable, head_dim: int, position_dims: int = 1, name: str | None = None,
-         frequencies=None, schedule=None) -> LiftedEncoding:
+def lift(function: Callable[..., Any], head_dim: int, position_dims: int = 1,
+         name: str | None = None, frequencies: torch.Tensor | None = None,
+         schedule: RopeConfig | None = None) -> LiftedEncoding:
     """Run ``function(q, k, positions) -> (q_rot, k_rot)`` on symbolic inputs: an Encoding.
 
     Parameters
@@ -110,8 +115,6 @@ def lift(function: Callable, head_dim: int, position_dims: int = 1, name: str | 
     >>> check(encoding).verdict
     'proved'
     """
-    import torch
-
     from symrope.lifting._symbolic import entries, symbolic
 
     if isinstance(head_dim, bool) or not isinstance(head_dim, int) or head_dim < 1:

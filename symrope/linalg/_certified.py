@@ -28,12 +28,14 @@ from __future__ import annotations
 import contextlib
 import math
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
 import mpmath
 import numpy as np
 
+from symrope._typing import MatrixLike
 from symrope.errors import UsageError
 from symrope.linalg._exact import exact_matmul
 from symrope.linalg._refine import (float_start, orthogonalise, rounded_ratio, shift_round,
@@ -77,7 +79,7 @@ def _entry_fraction(value, where) -> Fraction:
                      "fractions or mpf; symbolic entries belong to symrope.linalg.skew_blocks_exact)")
 
 
-def exact_rational_matrix(X) -> tuple[np.ndarray, int]:
+def exact_rational_matrix(X: MatrixLike) -> tuple[np.ndarray, int]:
     """``X`` as ``(numerators, D)`` with ``X = numerators / D`` exactly (object array of ints).
 
     Raises :class:`~symrope.errors.UsageError` unless ``X`` is square and exactly skew-symmetric.
@@ -124,7 +126,8 @@ def exact_rational_matrix(X) -> tuple[np.ndarray, int]:
     return numerators, denominator
 
 
-def random_skew(n: int, seed: int = 0, omegas=None):
+def random_skew(n: int, seed: int = 0, omegas: Sequence[int | Fraction] | None = None
+                ) -> np.ndarray | list[list[Fraction]]:
     """A reproducible skew matrix of size ``n``.
 
     Without ``omegas``: the float64 matrix ``A - A^T`` for a standard normal ``A`` (exactly
@@ -214,15 +217,15 @@ class SkewCertificate:
         return [[Fraction(int(v), 1 << self.bits) for v in row] for row in self.q_numerators]
 
     @property
-    def orthogonality_bound(self):
+    def orthogonality_bound(self) -> mpmath.mpf:
         return _sqrt_upper(self.orthogonality_squared)
 
     @property
-    def residual_bound(self):
+    def residual_bound(self) -> mpmath.mpf:
         return _sqrt_upper(self.residual_squared)
 
     @property
-    def x_norm(self):
+    def x_norm(self) -> mpmath.mpf:
         return _sqrt_upper(self.x_norm_squared)
 
     @property
@@ -231,7 +234,7 @@ class SkewCertificate:
         return (self.orthogonality_squared <= tol * tol and
                 self.residual_squared <= tol * tol * self.x_norm_squared)
 
-    def block_error_bound(self):
+    def block_error_bound(self) -> mpmath.mpf:
         """``eta``: an exactly orthogonal ``U`` has ``||U^T X U - B||_2 <= eta``.
 
         With ``e1 = ||Q^T Q - I||`` (< 1) and ``e2 = ||Q^T X Q - B||``: ``Q = U P`` (polar),
@@ -248,7 +251,7 @@ class SkewCertificate:
             eta = e2 + (top + e2) * d * (2 + d)
             return _upper_end(eta, self.bits + 64)
 
-    def exp_error_bound(self, p):
+    def exp_error_bound(self, p: int | float | Fraction) -> mpmath.mpf:
         """Upper bound of ``||e^{pX} - Q diag(R(p omega_i), 1) Q^T||_2``, for any real ``p``.
 
         ``e^{pX} = U e^{pB'} U^T`` with ``B' = U^T X U`` skew, ``||e^{pB'} - e^{pB}|| <= |p| eta``
@@ -260,7 +263,7 @@ class SkewCertificate:
             bound = abs(iv.mpf(str(p))) * iv.mpf(self.block_error_bound()) + e1 * (2 + e1)
             return _upper_end(bound, self.bits + 64)
 
-    def exponential(self, p):
+    def exponential(self, p: int | float | Fraction) -> tuple[mpmath.matrix, mpmath.mpf]:
         """``Q diag(R(p omega_i), 1) Q^T`` as an mpmath matrix, with a bound on its distance to e^{pX}.
 
         Returns ``(E, bound)`` with ``||E - e^{pX}||_2 <= bound``: :meth:`exp_error_bound` plus
@@ -340,7 +343,8 @@ def _sqrt_upper(value: Fraction):
         return _upper_end(iv.sqrt(interval), 128)
 
 
-def certified_skew_blocks(X, *, dps: int = DEFAULT_DPS, tolerance=None,
+def certified_skew_blocks(X: MatrixLike, *, dps: int = DEFAULT_DPS,
+                          tolerance: float | mpmath.mpf | None = None,
                           zero_tolerance: float = 1e-9) -> SkewCertificate:
     """Decompose ``Q^T X Q = diag(omega_i J, 0)`` and certify it at ``dps`` digits.
 

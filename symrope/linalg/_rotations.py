@@ -6,7 +6,11 @@ all build their rotations here.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import sympy as sp
+
+from symrope._typing import ExactScalar, VectorLike
 
 __all__ = ["J", "rotation", "rotate_pairs", "rotate_half_layout", "so3_exponential", "L_X", "L_Z"]
 
@@ -17,7 +21,7 @@ L_Z = sp.ImmutableMatrix([[0, -1, 0], [1, 0, 0], [0, 0, 0]])
 L_X = sp.ImmutableMatrix([[0, 0, 0], [0, 0, -1], [0, 1, 0]])
 
 
-def rotation(angle) -> sp.ImmutableMatrix:
+def rotation(angle: ExactScalar) -> sp.ImmutableMatrix:
     """The 2x2 rotation ``R(angle) = cos(angle) I + sin(angle) J``.
 
     Examples
@@ -33,7 +37,7 @@ def rotation(angle) -> sp.ImmutableMatrix:
     return sp.ImmutableMatrix([[sp.cos(angle), -sp.sin(angle)], [sp.sin(angle), sp.cos(angle)]])
 
 
-def rotate_pairs(x, angles) -> sp.Matrix:
+def rotate_pairs(x: VectorLike, angles: Sequence[ExactScalar]) -> sp.Matrix:
     """Interleaved layout (Meta reference, RoFormer): pair ``(2i, 2i+1)`` turns by ``angles[i]``.
 
     Examples
@@ -52,7 +56,7 @@ def rotate_pairs(x, angles) -> sp.Matrix:
     return sp.Matrix(out)
 
 
-def rotate_half_layout(x, angles) -> sp.Matrix:
+def rotate_half_layout(x: VectorLike, angles: Sequence[ExactScalar]) -> sp.Matrix:
     """HF layout: ``x * cos + rotate_half(x) * sin`` with ``cos = cat(cos(angles), cos(angles))``.
 
     Examples
@@ -70,7 +74,7 @@ def rotate_half_layout(x, angles) -> sp.Matrix:
     return sp.Matrix([x[i] * cos[i] + rotated_half[i] * sin[i] for i in range(2 * half)])
 
 
-def so3_exponential(r1, r2) -> sp.Matrix:
+def so3_exponential(r1: ExactScalar, r2: ExactScalar) -> sp.Matrix:
     """``exp(r1 L_z + r2 L_x)`` in closed form (Rodrigues), with ``sinc`` so it is defined at 0.
 
     Examples

@@ -15,10 +15,12 @@ The construction is only half of the story: the theorems in
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import sympy as sp
 
+from symrope._typing import ExactScalar, MatrixLike, VectorLike
 from symrope.errors import UsageError
 from symrope.linalg._rotations import J, rotation
 
@@ -28,7 +30,7 @@ __all__ = ["block_matrix", "SkewBlocks", "require_skew", "skew_blocks_exact",
 
 
 
-def block_matrix(omegas, n: int) -> sp.ImmutableMatrix:
+def block_matrix(omegas: Sequence[ExactScalar], n: int) -> sp.ImmutableMatrix:
     """``diag(omega_1 J, ..., omega_k J, 0, ..., 0)`` of size ``n``."""
     if 2 * len(omegas) > n:
         raise UsageError(f"{len(omegas)} rotation planes do not fit in dimension {n}")
@@ -36,7 +38,8 @@ def block_matrix(omegas, n: int) -> sp.ImmutableMatrix:
     return sp.ImmutableMatrix(sp.diag(*blocks)) if blocks else sp.ImmutableMatrix(0, 0, [])
 
 
-def block_exponential(omegas, n: int, p) -> sp.ImmutableMatrix:
+def block_exponential(omegas: Sequence[ExactScalar], n: int,
+                      p: ExactScalar) -> sp.ImmutableMatrix:
     """``e^{pB} = diag(R(p omega_1), ..., R(p omega_k), 1, ..., 1)``."""
     blocks = [rotation(p * omega) for omega in omegas] + [sp.ones(1, 1)] * (n - 2 * len(omegas))
     return sp.ImmutableMatrix(sp.diag(*blocks))
@@ -71,12 +74,12 @@ class SkewBlocks:
         """The block matrix ``diag(omega_i J, 0, ...)``."""
         return block_matrix(self.omegas, self.n)
 
-    def exponential(self, p) -> sp.ImmutableMatrix:
+    def exponential(self, p: ExactScalar) -> sp.ImmutableMatrix:
         """``Q diag(R(p omega_i), 1, ...) Q^T``, which the theorem identifies with ``e^{pX}``."""
         return sp.ImmutableMatrix(self.Q * block_exponential(self.omegas, self.n, p) * self.Q.T)
 
 
-def require_skew(X, name: str = "X") -> sp.ImmutableMatrix:
+def require_skew(X: MatrixLike, name: str = "X") -> sp.ImmutableMatrix:
     """``X`` as a SymPy matrix, or a :class:`~symrope.errors.UsageError` if it is not skew.
 
     Examples
@@ -126,7 +129,7 @@ def _orthonormalise(vectors, against=()):
     return found
 
 
-def skew_blocks_exact(X) -> SkewBlocks:
+def skew_blocks_exact(X: MatrixLike) -> SkewBlocks:
     """Construct ``Q`` and the ``omega_i`` of a skew matrix with numeric entries, exactly.
 
     The ``omega_i^2`` are the nonzero eigenvalues of the positive semidefinite ``X^T X``. In
@@ -200,7 +203,7 @@ def skew_blocks_exact(X) -> SkewBlocks:
     return SkewBlocks(X, sp.ImmutableMatrix(sp.Matrix.hstack(*columns)), tuple(omegas))
 
 
-def householder(vector) -> sp.ImmutableMatrix:
+def householder(vector: VectorLike) -> sp.ImmutableMatrix:
     """The reflection ``I - 2 v v^T / (v^T v)``: orthogonal, and rational when ``v`` is."""
     v = sp.Matrix(vector)
     norm_squared = v.dot(v)
@@ -209,7 +212,8 @@ def householder(vector) -> sp.ImmutableMatrix:
     return sp.ImmutableMatrix(sp.eye(len(v)) - 2 * v * v.T / norm_squared)
 
 
-def conjugated_skew(omegas, n: int, vectors) -> sp.ImmutableMatrix:
+def conjugated_skew(omegas: Sequence[ExactScalar], n: int,
+                    vectors: Sequence[VectorLike]) -> sp.ImmutableMatrix:
     """``H B H^T`` for ``B = block_matrix(omegas, n)`` and ``H`` the product of the reflections.
 
     A skew matrix with known ``omegas`` whose planes are not the coordinate planes: rational
@@ -231,7 +235,7 @@ def conjugated_skew(omegas, n: int, vectors) -> sp.ImmutableMatrix:
     return sp.ImmutableMatrix(H * block_matrix(omegas, n) * H.T)
 
 
-def cross_product_matrix(axis) -> sp.ImmutableMatrix:
+def cross_product_matrix(axis: VectorLike) -> sp.ImmutableMatrix:
     """``[axis]_x``: the matrix with ``[axis]_x v = axis x v`` (skew-symmetric).
 
     Examples
@@ -250,7 +254,7 @@ def cross_product_matrix(axis) -> sp.ImmutableMatrix:
     return sp.ImmutableMatrix([[0, -c, b], [c, 0, -a], [-b, a, 0]])
 
 
-def axis_skew_blocks(a, b, c) -> SkewBlocks:
+def axis_skew_blocks(a: ExactScalar, b: ExactScalar, c: ExactScalar) -> SkewBlocks:
     """Closed-form ``Q`` for the cross-product matrix of the axis ``(a, b, c)``.
 
     ``omega = sqrt(a^2 + b^2 + c^2)``; the columns of ``Q`` are ``u = (-b, a, 0)/s``

@@ -9,12 +9,16 @@ formula audited.
 
 from __future__ import annotations
 
+from fractions import Fraction
+
+import sympy as sp
+
 from symrope.errors import UsageError
 
 __all__ = ["rope_frequencies", "xpos_scales", "parse_dimension", "parse_base"]
 
 
-def parse_dimension(d) -> int:
+def parse_dimension(d: int | sp.Integer) -> int:
     """``d`` as an even positive head dimension, or a one-line :class:`UsageError`.
 
     Examples
@@ -37,7 +41,7 @@ def parse_dimension(d) -> int:
     return int(d)
 
 
-def parse_base(theta):
+def parse_base(theta: int | float | str | Fraction | sp.Expr) -> sp.Expr:
     """``theta`` as a SymPy number > 1, or the positive symbol ``theta`` (given as it or as "theta").
 
     Examples
@@ -47,8 +51,6 @@ def parse_base(theta):
     >>> parse_base(10000), parse_base("theta").is_positive
     (10000, True)
     """
-    import sympy as sp
-
     if str(theta) == "theta":
         return sp.Symbol("theta", positive=True)
     try:
@@ -60,7 +62,8 @@ def parse_base(theta):
     return base
 
 
-def rope_frequencies(d: int, theta=10000, *, evaluate: bool = True) -> list:
+def rope_frequencies(d: int, theta: int | float | str | Fraction | sp.Expr = 10000, *,
+                     evaluate: bool = True) -> list[sp.Expr]:
     """``omega_i = theta^(-2i/d)`` for ``i = 0 .. d/2 - 1``, exactly.
 
     ``evaluate=False`` keeps numeric powers unevaluated (``10000**0`` stays a power): the
@@ -78,8 +81,6 @@ def rope_frequencies(d: int, theta=10000, *, evaluate: bool = True) -> list:
     >>> rope_frequencies(4, "theta")
     [1, 1/sqrt(theta)]
     """
-    import sympy as sp
-
     d = parse_dimension(d)
     base = parse_base(theta)
     if evaluate or base.is_Symbol:
@@ -87,7 +88,7 @@ def rope_frequencies(d: int, theta=10000, *, evaluate: bool = True) -> list:
     return [sp.Pow(base, sp.Rational(-2 * i, d), evaluate=False) for i in range(d // 2)]
 
 
-def xpos_scales(d: int, gamma="2/5") -> list:
+def xpos_scales(d: int, gamma: int | float | str | Fraction | sp.Expr = "2/5") -> list[sp.Expr]:
     """The xPos per-pair scales ``zeta_i = (2i/d + gamma)/(1 + gamma)`` (Sun et al. 2022), exactly.
 
     Examples
@@ -97,8 +98,6 @@ def xpos_scales(d: int, gamma="2/5") -> list:
     >>> xpos_scales(4)
     [2/7, 9/14]
     """
-    import sympy as sp
-
     d = parse_dimension(d)
     gamma = sp.nsimplify(gamma)
     if not (gamma.is_number and gamma.is_positive):

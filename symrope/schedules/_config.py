@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import numbers
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -116,7 +117,7 @@ class RopeConfig:
                    rope_type=rope_type, params=params, max_position_embeddings=max_positions)
 
     @classmethod
-    def from_file(cls, path) -> "RopeConfig":
+    def from_file(cls, path: str | os.PathLike[str]) -> RopeConfig:
         """Read a JSON file holding an HF config dict (see :meth:`from_hf`)."""
         path = Path(path)
         try:

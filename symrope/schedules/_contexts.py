@@ -4,12 +4,13 @@ Each context supplies *scalars* (the config's numbers and everything HF computes
 ``math``) and *vectors* (one entry per frequency pair: what HF computes as a torch tensor).
 Arithmetic uses Python operators on both; the few operations operators cannot express
 (``log``, ``where``, ``clamp``, ...) are methods here. This is mpmath's own design (one function
-body, several number systems) carried over to numpy-shaped code.
+body, several number systems) carried over to numpy-shaped code; :class:`ScheduleContext` is the
+written list of what a context provides, and each context below is a subclass of it.
 
 * ``float64`` -- scalars are Python floats, vectors ``numpy.float64`` arrays.
-* ``float32`` -- scalars are Python floats (as in HF, whose scalar maths is Python's), vectors
-  ``numpy.float32`` arrays with torch's float32 semantics: every vector operation rounds to
-  float32, and ``scalar / vector`` is ``reciprocal(vector) * scalar`` as ``Tensor.__rtruediv__``
+* ``float32`` -- a subclass of the ``float64`` context overriding only what differs: scalars
+  stay Python floats (as in HF, whose scalar maths is Python's), vectors are ``numpy.float32``
+  arrays with torch's float32 semantics: every vector operation rounds to float32, and ``scalar / vector`` is ``reciprocal(vector) * scalar`` as ``Tensor.__rtruediv__``
   does. This reproduces the ``inv_freq`` buffer a framework actually holds.
 * ``mpmath`` -- scalars ``mpf`` at the current ``mp.prec``, vectors object arrays of ``mpf``.
 * ``sympy`` -- exact SymPy expressions (config values may be ``Symbol``), vectors object arrays;
@@ -19,6 +20,8 @@ body, several number systems) carried over to numpy-shaped code.
 from __future__ import annotations
 
 import math
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterable
 from fractions import Fraction
 from typing import Any
 
@@ -27,16 +30,134 @@ import numpy as np
 from symrope.errors import UsageError
 
 
-class _FloatContext:
-    """Python-float scalars, numpy vectors of one dtype."""
+class ScheduleContext(ABC):
+    """What every number-system context provides: the written interface of ``ctx``.
 
-    def __init__(self, name: str, vector_dtype: type):
-        self.name = name
-        self.vector_dtype = np.dtype(vector_dtype)
-        self.pi = math.pi
+    The schedule formulas (``_formulas.py``) use only what is listed here, plus Python's
+    arithmetic operators on the scalars and vectors a context returns. A new number system is a
+    subclass that implements every abstract method (einops' ``AbstractBackend`` does the same
+    for tensor frameworks).
+
+    Examples
+    ========
+
+    >>> from symrope.schedules import ScheduleContext, get_context
+    >>> all(isinstance(get_context(name), ScheduleContext)
+    ...     for name in ("float64", "float32", "mpmath", "sympy"))
+    True
+    >>> get_context("float32").divide_scalar_by(1.0, get_context("float32").vector([3]))
+    array([0.33333334], dtype=float32)
+    """
+
+    #: the name :func:`get_context` knows the context by
+    name: str = "abstract"
+    #: pi as a scalar of this context
+    pi: Any
 
     def __repr__(self) -> str:
         return f"<schedule context {self.name}>"
+
+    # --- scalars: the config's numbers, and what frameworks compute with Python's math ---------
+    @abstractmethod
+    def scalar(self, value: Any) -> Any:
+        """A config value (int, float, Fraction or, for ``sympy``, an expression) as a scalar."""
+
+    @abstractmethod
+    def ratio(self, numerator: int, denominator: int) -> Any:
+        """``numerator / denominator`` as a scalar (exact where the context is exact)."""
+
+    @abstractmethod
+    def scalar_power(self, base: Any, exponent: Any) -> Any:
+        """``base ** exponent`` for a scalar (or run-time 0-d tensor) base."""
+
+    @abstractmethod
+    def runtime_tensor(self, value: Any) -> Any:
+        """A number the framework holds as a 0-d tensor at run time (not a Python float)."""
+
+    @abstractmethod
+    def log(self, x: Any) -> Any:
+        """Natural logarithm of a scalar or, elementwise, of a vector."""
+
+    @abstractmethod
+    def sqrt(self, x: Any) -> Any:
+        """Square root of a scalar or, elementwise, of a vector."""
+
+    @abstractmethod
+    def floor(self, x: Any) -> Any:
+        """``floor(x)`` of a scalar."""
+
+    @abstractmethod
+    def ceil(self, x: Any) -> Any:
+        """``ceil(x)`` of a scalar."""
+
+    @abstractmethod
+    def smaller(self, a: Any, b: Any) -> Any:
+        """``min(a, b)`` of scalars (symbolic ``Min`` where the context is symbolic)."""
+
+    @abstractmethod
+    def larger(self, a: Any, b: Any) -> Any:
+        """``max(a, b)`` of scalars (symbolic ``Max`` where the context is symbolic)."""
+
+    @abstractmethod
+    def if_else(self, condition: Any, if_true: Any, if_false: Any) -> Any:
+        """A Python ``if`` on a scalar condition (``Piecewise`` where it is symbolic)."""
+
+    # --- vectors: one entry per frequency pair, what frameworks compute as tensors -------------
+    @abstractmethod
+    def arange(self, start: int, stop: int, step: int = 1) -> np.ndarray:
+        """``arange(start, stop, step)`` as a vector of this context's numbers."""
+
+    @abstractmethod
+    def vector(self, values: Iterable[Any]) -> np.ndarray:
+        """A vector from config values (LongRoPE's factors)."""
+
+    @abstractmethod
+    def power(self, base: Any, exponent: np.ndarray) -> np.ndarray:
+        """``base ** exponent`` for a scalar base and a vector of exponents."""
+
+    @abstractmethod
+    def divide_scalar_by(self, scalar: Any, vector: np.ndarray) -> np.ndarray:
+        """``scalar / vector``, rounded as the framework rounds it."""
+
+    @abstractmethod
+    def where(self, condition: np.ndarray, if_true: Any, if_false: Any) -> np.ndarray:
+        """Elementwise choice, as ``torch.where``."""
+
+    @abstractmethod
+    def clamp(self, vector: np.ndarray, low: Any, high: Any) -> np.ndarray:
+        """``vector`` clipped to ``[low, high]``, as ``torch.clamp``."""
+
+    @abstractmethod
+    def greater(self, a: np.ndarray, b: Any) -> np.ndarray:
+        """Elementwise ``a > b`` (symbolic relations kept where the context is symbolic)."""
+
+    @abstractmethod
+    def less(self, a: np.ndarray, b: Any) -> np.ndarray:
+        """Elementwise ``a < b``."""
+
+    @abstractmethod
+    def logical_and(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """Elementwise ``a and b``."""
+
+    @abstractmethod
+    def logical_not(self, a: np.ndarray) -> np.ndarray:
+        """Elementwise ``not a``."""
+
+    @abstractmethod
+    def finish(self, vector: np.ndarray) -> np.ndarray | list:
+        """The vector as :func:`~symrope.schedules.inv_freq` returns it."""
+
+    @abstractmethod
+    def finish_scalar(self, value: Any) -> Any:
+        """The scalar as :func:`~symrope.schedules.attention_factor` returns it."""
+
+
+class _FloatContext(ScheduleContext):
+    """Python-float scalars, numpy float64 vectors."""
+
+    name = "float64"
+    vector_dtype = np.dtype(np.float64)
+    pi = math.pi
 
     # --- scalars -------------------------------------------------------------------------------
     def scalar(self, value: Any) -> float:
@@ -48,16 +169,9 @@ class _FloatContext:
         return numerator / denominator
 
     def scalar_power(self, base, exponent):
-        """``base ** exponent`` for a scalar base; a float32 tensor base keeps the double exponent."""
-        if isinstance(base, np.float32):
-            # torch's pow(Tensor, Scalar) does not round the exponent to float32 (numpy would)
-            return np.float32(float(base) ** float(exponent))
         return base ** exponent
 
-    def runtime_tensor(self, value):
-        """A number transformers holds as a 0-d tensor at run time (float32 arithmetic follows)."""
-        if self.vector_dtype == np.float32:
-            return np.float32(value)
+    def runtime_tensor(self, value) -> float:
         return float(value)
 
     def log(self, x):
@@ -92,9 +206,6 @@ class _FloatContext:
         return np.power(self.vector_dtype.type(base), exponent)
 
     def divide_scalar_by(self, scalar, vector: np.ndarray) -> np.ndarray:
-        if self.vector_dtype == np.float32:
-            # torch's Tensor.__rtruediv__ is reciprocal(self) * other: two roundings.
-            return np.reciprocal(vector) * scalar
         return scalar / vector
 
     def where(self, condition, if_true, if_false) -> np.ndarray:
@@ -127,13 +238,44 @@ class _FloatContext:
         return math_function(x)
 
 
-class _ObjectContext:
+class _Float32Context(_FloatContext):
+    """Python-float scalars (as in HF), float32 vectors with torch's float32 semantics."""
+
+    name = "float32"
+    vector_dtype = np.dtype(np.float32)
+
+    def scalar_power(self, base, exponent):
+        if isinstance(base, np.float32):
+            # torch's pow(Tensor, Scalar) does not round the exponent to float32 (numpy would)
+            return np.float32(float(base) ** float(exponent))
+        return base ** exponent
+
+    def runtime_tensor(self, value) -> np.float32:
+        # a 0-d float32 tensor: the arithmetic that follows rounds to float32
+        return np.float32(value)
+
+    def divide_scalar_by(self, scalar, vector: np.ndarray) -> np.ndarray:
+        # torch's Tensor.__rtruediv__ is reciprocal(self) * other: two roundings.
+        return np.reciprocal(vector) * scalar
+
+
+class _ObjectContext(ScheduleContext):
     """Scalars of some exact or multiprecision number type, vectors as numpy object arrays."""
 
     name = "object"
 
-    def __repr__(self) -> str:
-        return f"<schedule context {self.name}>"
+    # the number type's own functions, applied to scalars and, entry by entry, to vectors
+    @abstractmethod
+    def _log(self, x: Any) -> Any: ...
+
+    @abstractmethod
+    def _sqrt(self, x: Any) -> Any: ...
+
+    @abstractmethod
+    def _and(self, x: Any, y: Any) -> Any: ...
+
+    @abstractmethod
+    def _not(self, x: Any) -> Any: ...
 
     def arange(self, start: int, stop: int, step: int = 1) -> np.ndarray:
         return self._array([self.scalar(k) for k in range(start, stop, step)])
@@ -318,9 +460,9 @@ def _is_symbolic(value: Any) -> bool:
     return type(value).__module__.startswith("sympy")
 
 
-_FACTORIES = {
-    "float64": lambda: _FloatContext("float64", np.float64),
-    "float32": lambda: _FloatContext("float32", np.float32),
+_FACTORIES: dict[str, Callable[[], ScheduleContext]] = {
+    "float64": _FloatContext,
+    "float32": _Float32Context,
     "mpmath": _MpmathContext,
     "sympy": _SympyContext,
 }
@@ -328,8 +470,16 @@ _FACTORIES = {
 CONTEXT_NAMES = tuple(_FACTORIES)
 
 
-def get_context(name: str):
-    """Return the number-system context called ``name`` (one of :data:`CONTEXT_NAMES`)."""
+def get_context(name: str) -> ScheduleContext:
+    """Return the number-system context called ``name`` (one of :data:`CONTEXT_NAMES`).
+
+    Examples
+    ========
+
+    >>> from symrope.schedules import get_context
+    >>> get_context("mpmath")
+    <schedule context mpmath>
+    """
     if not isinstance(name, str) or name not in _FACTORIES:
         raise UsageError(f"unknown schedule context {name!r} (one of: {', '.join(CONTEXT_NAMES)})")
     return _FACTORIES[name]()

@@ -11,12 +11,15 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from symrope.errors import UsageError
 from symrope.schedules._config import RopeConfig
 from symrope.schedules._contexts import get_context
 
 
-def inv_freq(config: RopeConfig, ctx: str = "mpmath", seq_len: int | None = None):
+def inv_freq(config: RopeConfig, ctx: str = "mpmath",
+             seq_len: int | None = None) -> np.ndarray | list[Any]:
     """The ``rotary_dim // 2`` rotation frequencies ``omega_i`` of a schedule.
 
     Parameters
@@ -61,7 +64,7 @@ def inv_freq(config: RopeConfig, ctx: str = "mpmath", seq_len: int | None = None
     return omega
 
 
-def attention_factor(config: RopeConfig, ctx: str = "mpmath", seq_len: int | None = None):
+def attention_factor(config: RopeConfig, ctx: str = "mpmath", seq_len: int | None = None) -> Any:
     """The factor the framework multiplies cos and sin by (attention logits scale by its square).
 
     YaRN: ``0.1 ln(factor) + 1`` (or the DeepSeek ``mscale / mscale_all_dim`` ratio, or the

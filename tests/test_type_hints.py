@@ -1,0 +1,101 @@
+"""The public API is typed (``py.typed`` is shipped): every public function and method says the
+types of all its parameters and of what it returns, and ``typing.get_type_hints`` resolves them
+(so a checker, an IDE or ``help`` sees real types, not strings naming missing things)."""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import inspect
+import os
+import typing
+
+import pytest
+
+# The subpackages whose hints this test holds to. checker, audit, latex and the command lines
+# are being reorganised by other engineers: add them here when their hints land.
+TYPED_PACKAGES = ["symrope", "symrope.engine", "symrope.schedules", "symrope.linalg",
+                  "symrope.theorems", "symrope.lifting", "symrope.kernel"]
+# Modules whose public names are re-exported above but whose hints are owned elsewhere for now
+# (engine/_proof.py and engine/_verdict.py are being edited in parallel; the CLIs are moving
+# into one symrope/cli package; checker has its own owner). Remove a line when its hints land.
+NOT_YET = ("symrope.engine._proof", "symrope.engine._verdict", "symrope.kernel._cli",
+           "symrope.checker")
+
+
+def _public_objects():
+    seen = set()
+    for package_name in TYPED_PACKAGES:
+        if package_name == "symrope.lifting" and importlib.util.find_spec("torch") is None:
+            if os.environ.get("CI"):
+                pytest.fail("torch is missing under CI: the lifting API's hints go unchecked")
+            continue  # lifting needs torch to import; every other package is still checked
+        package = importlib.import_module(package_name)
+        for name in package.__all__:
+            value = getattr(package, name)
+            if not (inspect.isfunction(value) or inspect.isclass(value)) or id(value) in seen:
+                continue
+            seen.add(id(value))
+            if value.__module__.startswith(NOT_YET):
+                continue
+            yield f"{package_name}.{name}", value
+
+
+def _callables(qualified: str, value):
+    """The function itself, or a class's own public methods (``__init__`` included)."""
+    if inspect.isfunction(value):
+        yield qualified, value
+        return
+    if issubclass(value, BaseException) and "__init__" not in vars(value):
+        return  # an exception that only names a failure: BaseException's signature
+    for name, member in vars(value).items():
+        if name.startswith("_") and name != "__init__":
+            continue
+        if isinstance(member, (staticmethod, classmethod)):
+            member = member.__func__
+        elif isinstance(member, property):
+            member = member.fget
+        if inspect.isfunction(member):
+            yield f"{qualified}.{name}", member
+
+
+def _missing_annotations(function) -> list[str]:
+    signature = inspect.signature(function)
+    missing = [parameter.name for parameter in signature.parameters.values()
+               if parameter.name not in ("self", "cls")
+               and parameter.annotation is inspect.Parameter.empty]
+    if signature.return_annotation is inspect.Signature.empty:
+        missing.append("return")
+    return missing
+
+
+def test_every_public_callable_is_fully_annotated_and_its_hints_resolve():
+    checked, unannotated, unresolved = 0, {}, {}
+    for qualified, value in _public_objects():
+        for name, function in _callables(qualified, value):
+            checked += 1
+            missing = _missing_annotations(function)
+            if missing:
+                unannotated[name] = missing
+            try:
+                typing.get_type_hints(function)
+            except Exception as error:  # noqa: BLE001 - reported, whatever it is
+                unresolved[name] = f"{type(error).__name__}: {error}"
+    assert not unannotated, unannotated
+    assert not unresolved, unresolved
+    assert checked >= 100  # the walk really saw the API (111 functions and methods today)
+
+
+def test_the_walk_reports_what_it_should():
+    """The checks above can fail: an unannotated function is reported, a bad hint does not
+    resolve."""
+
+    def untyped(a, b: int):
+        return a
+
+    def dangling(a: NoSuchType) -> int:  # noqa: F821 - the point of the test
+        return 0
+
+    assert _missing_annotations(untyped) == ["a", "return"]
+    with pytest.raises(NameError):
+        typing.get_type_hints(dangling)
