@@ -15,7 +15,8 @@ import time
 
 import sympy as sp
 
-from symrope.engine import PROVED, REFUTED, UNDECIDED, Verdict, verify
+from symrope.engine import (PROVED, REFUTED, UNDECIDED, BudgetExhausted, Verdict, deadline,
+                            verify)
 from symrope.engine._strategies import is_literal_zero
 from symrope.engine._exact import read_floats_exactly
 from symrope.engine._sampling import (Unsampleable, evaluate, has_thresholds, sample_point,
@@ -70,7 +71,7 @@ def decide(lhs, rhs, clock: Clock, expand: bool = False, positions=()) -> Verdic
         lhs, rhs = _expanded(read_floats_exactly(lhs)[0]), _expanded(read_floats_exactly(rhs)[0])
     positions = list(positions)
     if positions and has_thresholds(*_blocks_of(lhs), *_blocks_of(rhs)):
-        found = probe_across_scales(lhs, rhs, positions)
+        found = _bounded_probe(lhs, rhs, positions, clock)
         if found is not None:
             return found
     try:
@@ -80,11 +81,24 @@ def decide(lhs, rhs, clock: Clock, expand: bool = False, positions=()) -> Verdic
     if verdict.undecided and _has_sinc(lhs, rhs):
         verdict = _verify_through_sinc(lhs, rhs, verdict, clock) or verdict
     if verdict.undecided and positions:
-        found = probe_across_scales(lhs, rhs, positions)
+        found = _bounded_probe(lhs, rhs, positions, clock)
         if found is not None:
             return found
-        return _with_evaluated_count(verdict, lhs, rhs)
+        try:
+            with deadline(clock.left()):
+                return _with_evaluated_count(verdict, lhs, rhs)
+        except BudgetExhausted:
+            return verdict
     return verdict
+
+
+def _bounded_probe(lhs, rhs, positions, clock) -> Verdict | None:
+    """:func:`probe_across_scales` within the stage's budget (None when it runs out)."""
+    try:
+        with deadline(clock.left()):
+            return probe_across_scales(lhs, rhs, positions)
+    except BudgetExhausted:
+        return None
 
 
 def _expanded(side):
