@@ -243,7 +243,6 @@ def _with_evaluated_count(verdict, lhs, rhs):
         return verdict
     flat = 0
     if verdict.entry is not None and isinstance(lhs, (sp.MatrixBase, sp.BlockDiagMatrix)):
-        entries = _claim_entries(lhs)
         if isinstance(lhs, sp.BlockDiagMatrix):
             block, row, col = verdict.entry
             flat = sum(b.shape[0] * b.shape[1] for b in lhs.diag[:block]) + \

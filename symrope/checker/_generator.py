@@ -47,7 +47,7 @@ def generator(run):
         raise Unclassifiable("F(0) is undefined and has no limit symrope could compute")
     H = [sp.ImmutableMatrix((f0.T * run._at(g, run.p, offset)).applyfunc(sp.expand))
          for f0, g in zip(at_origin, Gb)]
-    X = [[sp.ImmutableMatrix(h.diff(d).applyfunc(lambda e: extended_value(e, d, 0))
+    X = [[sp.ImmutableMatrix(h.diff(d).applyfunc(lambda e, d=d: extended_value(e, d, 0))
                              .applyfunc(sp.expand)) for h in H]
          for d in offsets]
     if any(v is None for Xk in X for x_b in Xk for v in x_b):
