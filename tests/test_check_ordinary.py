@@ -145,13 +145,11 @@ def _quaternion_generators():
 @pytest.mark.xfail(strict=True, reason="issue 10, not reached yet: no structural (exp of "
                    "commuting generators) path; the expansion needs more than a fair share of "
                    "a 20 s budget")
-@pytest.mark.parametrize("form", ["sum", "product"])
-def test_commuting_skew_generators_are_proved_within_a_small_budget(form):
+def test_commuting_skew_generators_are_proved_within_a_small_budget():
+    # exp(p A) exp(3 p B) = exp(p (A + 3B)) since AB = BA. (SymPy's Matrix.exp of p (A + 3B)
+    # itself takes minutes to build, so the product form is the one tested.)
     A, B = _quaternion_generators()
-    if form == "sum":
-        R = lambda p: (p * (A + 3 * B)).exp()  # noqa: E731
-    else:
-        R = lambda p: (p * A).exp() * (3 * p * B).exp()  # noqa: E731
-    report = check(Encoding.from_matrices(f"comrope_{form}", R, R), budget=20)
+    R = lambda p: (p * A).exp() * (3 * p * B).exp()  # noqa: E731
+    report = check(Encoding.from_matrices("comrope_product", R, R), budget=20)
     assert report.verdicts() == {"linearity": "proved", "translation_invariance": "proved",
                                  "identity_at_zero": "proved", "continuity": "proved"}
