@@ -113,7 +113,10 @@ def test_discontinuities_are_located_exactly():
     assert (pole.kind, pole.position[p]) == ("pole", 2)
     step = find_discontinuity(sp.Piecewise((p, p < 1), (p + 1, True)), [p], {})
     assert (step.left, step.right) == (1, 2)
-    hole = find_discontinuity(sp.sin(p) / p, [p], {})
+    # the continuous extension convention: a removable point is no discontinuity...
+    assert find_discontinuity(sp.sin(p) / p, [p], {}) is None
+    # ...but a point with no limit at all is
+    hole = find_discontinuity(sp.cos(1 / p), [p], {})
     assert hole.kind == "undefined" and hole.value is None
 
 

@@ -17,10 +17,11 @@ from symrope.engine import PROVED, REFUTED, UNDECIDED, BudgetExhausted, deadline
 from symrope.engine._exact import read_floats_exactly
 from symrope.errors import InternalError, UsageError
 from symrope.checker._claims import Clock, decide, methods
-from symrope.checker._continuity import continuity_obstacle, find_discontinuity
+from symrope.checker._continuity import (continuity_obstacle, continuous_extension,
+                                         defined_value, find_discontinuity)
 from symrope.checker._encoding import Encoding
 from symrope.checker._report import AssumptionResult, CheckReport, show
-from symrope.checker._generator import generator
+from symrope.checker._generator import Unclassifiable, generator
 from symrope.checker._structure import block_claim, block_partition, jacobian
 
 __all__ = ["check"]
@@ -79,13 +80,22 @@ def check(encoding: Encoding, budget: float = 60.0) -> CheckReport:
         raise UsageError(f"budget must be a positive number of seconds, got {budget!r}")
     clock = Clock(float(budget))
     run = _Run(encoding, clock)
+    # Each stage gets an equal share of what is left among the stages still to run (unused
+    # time passes on): four assumptions, then the generator. One slow claim cannot starve the
+    # others.
+    clock.share(5)
     linearity = run.linearity()
     if linearity.verdict == PROVED:
-        results = [linearity, run.linear_translation(), run.linear_identity(),
-                   _bounded(run.linear_continuity, clock)]
+        steps = [run.linear_translation, run.linear_identity,
+                 lambda: _bounded(run.linear_continuity, clock)]
     else:
-        results = [linearity, run.score_translation(), run.score_identity(),
-                   _bounded(run.score_continuity, clock)]
+        steps = [run.score_translation, run.score_identity,
+                 lambda: _bounded(run.score_continuity, clock)]
+    results = [linearity]
+    for stages_left, step in zip((4, 3, 2), steps):
+        clock.share(stages_left)
+        results.append(step())
+    clock.share(1)
     report = CheckReport(encoding.name, encoding.dim, encoding.position_dims,
                          {r.name: r for r in results})
     if report.verdict == PROVED:
@@ -95,6 +105,8 @@ def check(encoding: Encoding, budget: float = 60.0) -> CheckReport:
         except BudgetExhausted:
             report.notes.append(f"the time budget of {budget:g} s ran out while classifying "
                                 "the generator")
+        except Unclassifiable as reason:
+            report.notes.append(f"the generator was not classified: {reason}")
     elif linearity.verdict != PROVED:
         report.notes.append("not linear: decided on the score query(x, s)^T key(y, t) for "
                             "symbolic content vectors x, y")
@@ -142,8 +154,9 @@ class _Run:
         self.encoding, self.clock = encoding, clock
         dim = encoding.dim
         self.x, self.y = _internal_vector("x", dim), _internal_vector("y", dim)
-        self.p, self.s, self.t = (_internal_position(n, encoding.position_dims)
-                                  for n in ("p", "s", "t"))
+        self.p, self.s, self.t, self.u = (_internal_position(n, encoding.position_dims)
+                                          for n in ("p", "s", "t", "u"))
+        self.shifted = False  # translation stated as score(s, t) = score(s + u, t + u)
         self.F = self.G = self.blocks = None
 
     # ---------------------------------------------------------------- helpers
@@ -153,7 +166,16 @@ class _Run:
         return read_floats_exactly(self.encoding.encode(role, x, position))[0]
 
     def _verify(self, lhs, rhs, expand: bool = False):
-        return decide(lhs, rhs, self.clock, expand)
+        positions = [a for name in ("p", "s", "t", "u") for a in _axes(getattr(self, name))]
+        return decide(lhs, rhs, self.clock, expand, positions)
+
+    def _plus_u(self, position):
+        return _pack(tuple(a + b for a, b in zip(_axes(position), _axes(self.u))), position)
+
+    def _defined_at_zero(self, *sides) -> bool:
+        """Direct substitution of position 0 gives finite values (no 0/0, no 1/0)."""
+        zero = dict(zip(_axes(self.p), _axes(self._zero())))
+        return all(defined_value(side, zero) is not None for side in sides)
 
     def _at(self, matrix, position, values) -> sp.ImmutableMatrix:
         mapping = dict(zip(_axes(position), _axes(values)))
@@ -266,11 +288,20 @@ class _Run:
     def linear_translation(self) -> AssumptionResult:
         start = time.monotonic()
         s, t, offset, zero = self.s, self.t, self._offset(), self._zero()
-        verdict = self._block_claim(
-            lambda f, g: self._at(f, self.p, s).T * self._at(g, self.p, t),
-            lambda f, g: self._at(f, self.p, zero).T * self._at(g, self.p, offset))
-        evidence = (f"F(s)^T G(t) = F(0)^T G(t - s) = H(t - s), {len(self.blocks)} block(s)"
-                    if verdict.proved else verdict.explain())
+        self.shifted = not self._defined_at_zero(self.F, self.G)
+        if self.shifted:  # F(0) undefined as written: never evaluate there
+            verdict = self._block_claim(
+                lambda f, g: self._at(f, self.p, s).T * self._at(g, self.p, t),
+                lambda f, g: (self._at(f, self.p, self._plus_u(s)).T *
+                              self._at(g, self.p, self._plus_u(t))))
+            proved = (f"F(s)^T G(t) = F(s + u)^T G(t + u) for all s, t, u (F(0) is undefined "
+                      f"as written, so no claim evaluates it), {len(self.blocks)} block(s)")
+        else:
+            verdict = self._block_claim(
+                lambda f, g: self._at(f, self.p, s).T * self._at(g, self.p, t),
+                lambda f, g: self._at(f, self.p, zero).T * self._at(g, self.p, offset))
+            proved = f"F(s)^T G(t) = F(0)^T G(t - s) = H(t - s), {len(self.blocks)} block(s)"
+        evidence = proved if verdict.proved else verdict.explain()
         counterexample = None
         if verdict.refuted:
             counterexample = self._score_counterexample(verdict, "translation")
@@ -284,8 +315,19 @@ class _Run:
         i, j = self._entry(verdict)
         x, y = self._basis(i), self._basis(j)
         parameters = self._parameters(verdict, set(_axes(self.s)) | set(_axes(self.t)) |
-                                      set(_axes(self.p)))
-        if kind == "translation":
+                                      set(_axes(self.p)) | set(_axes(self.u)))
+        if kind == "translation" and self.shifted:
+            point = self._point(verdict, ["s", "t", "u"])
+            s, t, u = point["s"], point["t"], point["u"]
+            moved = [_pack(tuple(a + b for a, b in zip(_axes(v), _axes(u))), v) for v in (s, t)]
+            here = self._score(x, s, y, t).xreplace(parameters)
+            there = self._score(x, moved[0], y, moved[1]).xreplace(parameters)
+            summary = (f"s = {show(s)}, t = {show(t)}, u = {show(u)}, x = e_{i}, y = e_{j}: "
+                       f"score {_number(here)} at (s, t) but {_number(there)} at "
+                       f"(s + u, t + u)")
+            values = {"s": show(s), "t": show(t), "u": show(u), "score_at_s_t": show(here),
+                      "score_at_s_plus_u_t_plus_u": show(there)}
+        elif kind == "translation":
             point = self._point(verdict, ["s", "t"])
             s, t = point["s"], point["t"]
             shifted_t = _pack(tuple(b - a for a, b in zip(_axes(s), _axes(t))), s)
@@ -353,27 +395,54 @@ class _Run:
                      "left_limit": show(finding.left), "right_limit": show(finding.right),
                      "value": None if finding.value is None else show(finding.value)},
                     seconds=time.monotonic() - start)
+        extended = self._extension_evidence([value for _, _, _, value, _ in obstacles], axes)
+        if extended is not None:
+            return AssumptionResult("continuity", PROVED,
+                                    "continuous extension: every entry of F and G is a "
+                                    "composition of continuous functions except at "
+                                    + extended, seconds=time.monotonic() - start)
         name, i, j, _, obstacle = obstacles[0]
         return AssumptionResult("continuity", UNDECIDED,
                                 f"{name}(p)[{i}, {j}] contains {sp.sstr(obstacle)}, whose "
                                 "continuity symrope cannot establish, and no discontinuity was "
                                 "found at its candidate points", seconds=time.monotonic() - start)
 
+    def _extension_evidence(self, entries, axes) -> str | None:
+        """Every entry's continuous extension proved continuous (one position axis only)."""
+        if len(axes) != 1:
+            return None
+        found = []
+        for value in entries:
+            evidence = continuous_extension(value, axes[0], budget=min(self.clock.left(), 10))
+            if evidence is None:
+                return None
+            # the Dummy prints as _p: say p, as the user wrote it
+            found.append(evidence.replace(f"{sp.sstr(axes[0])} =", f"{_name(axes[0])} ="))
+        return "; ".join(dict.fromkeys(found))
+
     # ---------------------------------------------------------------- score path
     def score_translation(self) -> AssumptionResult:
         start = time.monotonic()
         lhs = self._score(self.x, self.s, self.y, self.t)
         rhs = self._score(self.x, self._zero(), self.y, self._offset())
+        self.shifted = defined_value(rhs, {}) is None
+        if self.shifted:  # undefined at 0 as written: never evaluate there
+            rhs = self._score(self.x, self._plus_u(self.s), self.y, self._plus_u(self.t))
         verdict = self._verify(lhs, rhs)
         counterexample = None
         if verdict.refuted:
-            point = self._point(verdict, ["s", "t"])
+            names = ["s", "t", "u"] if self.shifted else ["s", "t"]
+            point = self._point(verdict, names)
             counterexample = self._content_counterexample(
-                verdict, f"s = {show(point['s'])}, t = {show(point['t'])}", lhs, rhs,
-                "score at (s, t)", "score at (0, t - s)")
-            counterexample.update({"s": show(point["s"]), "t": show(point["t"])})
+                verdict, ", ".join(f"{n} = {show(point[n])}" for n in names), lhs, rhs,
+                "score at (s, t)", "score at (s + u, t + u)" if self.shifted else
+                "score at (0, t - s)")
+            counterexample.update({n: show(point[n]) for n in names})
         return AssumptionResult("translation_invariance", verdict.status,
-                                _proved_evidence(verdict, "q(x, s)^T k(y, t) = q(x, 0)^T "
+                                _proved_evidence(verdict, "q(x, s)^T k(y, t) = q(x, s + u)^T "
+                                                 "k(y, t + u) for all x, y, s, t, u"
+                                                 if self.shifted else
+                                                 "q(x, s)^T k(y, t) = q(x, 0)^T "
                                                  "k(y, t - s) for all x, y"
                                                  if verdict.proved else
                                                  "the score depends on the positions, not only "

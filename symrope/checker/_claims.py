@@ -8,47 +8,97 @@
 
 from __future__ import annotations
 
+import dataclasses
+import random
+import re
 import time
 
 import sympy as sp
 
-from symrope.engine import PROVED, REFUTED, UNDECIDED, Verdict, verify
+from symrope.engine import (PROVED, REFUTED, UNDECIDED, BudgetExhausted, Verdict, deadline,
+                            verify)
+from symrope.engine._strategies import is_literal_zero
 from symrope.engine._exact import read_floats_exactly
+from symrope.engine._sampling import (Unsampleable, evaluate, has_thresholds, sample_point,
+                                      scale_values)
 from symrope.errors import UsageError
 from symrope.checker._continuity import continuity_obstacle
 from symrope.checker._structure import block_claim
 
-__all__ = ["Clock", "decide", "combine", "methods"]
+__all__ = ["Clock", "decide", "combine", "methods", "probe_across_scales"]
 
 _MIN_STEP_BUDGET = 0.5
 
 
 class Clock:
-    """The whole check's budget; every engine call gets what is left (at least 0.5 s)."""
+    """The whole check's budget, shared fairly between its stages.
+
+    :meth:`share` opens a stage with an equal share of what is left among the stages still to
+    run, so a stage that finishes early passes its unused time on; every engine call gets what
+    is left of the current stage (at least 0.5 s).
+    """
 
     def __init__(self, budget: float):
         self.start = time.monotonic()
         self.budget = budget
+        self.stage_end = None
 
     def elapsed(self) -> float:
         return time.monotonic() - self.start
 
+    def share(self, stages_left: int) -> None:
+        """Start a stage: ``1 / stages_left`` of the remaining budget (the last takes all)."""
+        remaining = max(self.budget - self.elapsed(), 0.0)
+        self.stage_end = time.monotonic() + remaining / max(stages_left, 1)
+
     def left(self) -> float:
-        return max(self.budget - self.elapsed(), _MIN_STEP_BUDGET)
+        total = self.budget - self.elapsed()
+        if self.stage_end is not None:
+            total = min(total, self.stage_end - time.monotonic())
+        return max(total, _MIN_STEP_BUDGET)
 
 
-def decide(lhs, rhs, clock: Clock, expand: bool = False) -> Verdict:
-    """``symrope.verify(lhs, rhs)`` within the check's budget (see the module docstring)."""
+def decide(lhs, rhs, clock: Clock, expand: bool = False, positions=()) -> Verdict:
+    """``symrope.verify(lhs, rhs)`` within the check's budget (see the module docstring).
+
+    With ``positions`` (the claim's position symbols), a claim whose expressions switch at a
+    threshold is first probed at positions across scales (:func:`probe_across_scales`), and so
+    is any claim the engine leaves undecided; an undecided verdict says how many points could
+    be evaluated at all.
+    """
     # Not for trigonometric claims: expanding there splits the engine's constant templates.
     if expand:  # Floats read exactly first: expanding multiplies them, and that rounds
         lhs, rhs = _expanded(read_floats_exactly(lhs)[0]), _expanded(read_floats_exactly(rhs)[0])
+    positions = list(positions)
+    if positions and has_thresholds(*_blocks_of(lhs), *_blocks_of(rhs)):
+        found = _bounded_probe(lhs, rhs, positions, clock)
+        if found is not None:
+            return found
     try:
         verdict = verify(lhs, rhs, budget=clock.left())
     except UsageError as error:  # a dense block above the engine's explicit-size limit
         return Verdict(UNDECIDED, lhs, rhs, reason=f"a block is too large to decide: {error}")
     if verdict.undecided and _has_sinc(lhs, rhs):
-        return _verify_through_sinc(lhs, rhs, verdict, clock) or verdict
+        verdict = _verify_through_sinc(lhs, rhs, verdict, clock) or verdict
+    if verdict.undecided and positions:
+        found = _bounded_probe(lhs, rhs, positions, clock)
+        if found is not None:
+            return found
+        try:
+            with deadline(clock.left()):
+                return _with_evaluated_count(verdict, lhs, rhs)
+        except BudgetExhausted:
+            return verdict
     return verdict
+
+
+def _bounded_probe(lhs, rhs, positions, clock) -> Verdict | None:
+    """:func:`probe_across_scales` within the stage's budget (None when it runs out)."""
+    try:
+        with deadline(clock.left()):
+            return probe_across_scales(lhs, rhs, positions)
+    except BudgetExhausted:
+        return None
 
 
 def _expanded(side):
@@ -112,3 +162,104 @@ def methods(verdicts) -> str:
                                 for piece in v.method.split(";") if "cross-check" not in piece))
     working = [piece for piece in pieces if piece != "identical"]
     return "; ".join(working or pieces)
+
+
+_SCALE_PROBE_SEED = 7
+_COUNT_POINTS = 6  # as many points as the engine samples for an entry no rewrite settled
+
+
+def _claim_entries(side) -> list:
+    if isinstance(side, sp.BlockDiagMatrix):
+        return [e for block in side.diag for e in sp.ImmutableMatrix(block)]
+    if isinstance(side, sp.MatrixBase):
+        return list(side)
+    return [side]
+
+
+def probe_across_scales(lhs, rhs, positions) -> Verdict | None:
+    """A refutation at positions far from the engine's random ones, or None.
+
+    Each position symbol in turn takes each value of :func:`scale_values` (``10**k`` and the
+    threshold constants of the claim with the points either side), the others exact random
+    values. A point counts only as the engine's points do: the difference is clearly nonzero
+    at 30 and at 60 digits (or more, as the numbers grow), at exact rational coordinates.
+    """
+    left, right = _claim_entries(lhs), _claim_entries(rhs)
+    pairs = [(a, b) for a, b in zip(left, right) if not is_literal_zero(a - b)]
+    if not pairs:
+        return None
+    values = scale_values(*left, *right)
+    rng = random.Random(_SCALE_PROBE_SEED)
+    symbols = [s for s in positions
+               if any(s in (a - b).free_symbols for a, b in pairs)]
+    for value in values:
+        for symbol in symbols:
+            try:
+                point = sample_point(rng, *[a - b for a, b in pairs])
+            except Unsampleable:
+                return None
+            point[symbol] = value
+            for index, (a, b) in enumerate(pairs):
+                try:
+                    (evaluation,) = evaluate(a, b, point)
+                except (ZeroDivisionError, ValueError, TypeError):
+                    continue
+                if evaluation.clearly_nonzero:
+                    where = _entry_of(lhs, left.index(a) if a in left else index)
+                    return Verdict(REFUTED, lhs, rhs, counterexample=point,
+                                   difference=(sp.sstr(sp.Float(evaluation.low, 6)),
+                                               sp.sstr(sp.Float(evaluation.high, 6))),
+                                   entry=where,
+                                   method=f"exact counterexample at a position across scales "
+                                          f"({sp.sstr(symbol)} = {value}), |difference| agrees "
+                                          "at two precisions (30 and 60 digits or more)")
+    return None
+
+
+def _entry_of(side, flat: int):
+    """The (row, column), or (block, row, column), of the ``flat``-th entry of a claim."""
+    if isinstance(side, sp.BlockDiagMatrix):
+        for block_index, block in enumerate(side.diag):
+            rows, cols = block.shape
+            if flat < rows * cols:
+                return (block_index, *divmod(flat, cols))
+            flat -= rows * cols
+    if isinstance(side, sp.MatrixBase):
+        return divmod(flat, side.shape[1])
+    return None
+
+
+_AGREED = re.compile(r"; it agreed numerically at every sampled point, which is evidence, "
+                     r"not proof$")
+
+
+def _with_evaluated_count(verdict, lhs, rhs):
+    """The engine's undecided reason, with how many sampled points could be evaluated at all.
+
+    "Agreed numerically at every sampled point" is only evidence when there were points: a
+    claim undefined wherever it was sampled (0/0 at every point) agreed nowhere.
+    """
+    if not verdict.reason or not _AGREED.search(verdict.reason):
+        return verdict
+    flat = 0
+    if verdict.entry is not None and isinstance(lhs, (sp.MatrixBase, sp.BlockDiagMatrix)):
+        if isinstance(lhs, sp.BlockDiagMatrix):
+            block, row, col = verdict.entry
+            flat = sum(b.shape[0] * b.shape[1] for b in lhs.diag[:block]) + \
+                row * lhs.diag[block].shape[1] + col
+        else:
+            flat = verdict.entry[0] * lhs.shape[1] + verdict.entry[1]
+    a, b = _claim_entries(lhs)[flat], _claim_entries(rhs)[flat]
+    rng, evaluated = random.Random(0), 0
+    for attempt in range(_COUNT_POINTS):
+        try:
+            point = sample_point(rng, a, b, attempt=attempt)
+            (evaluation,) = evaluate(a, b, point)
+        except (Unsampleable, ZeroDivisionError, ValueError, TypeError):
+            continue
+        evaluated += evaluation.low is not None and evaluation.negligible
+    agreed = (f"; it agreed numerically at {evaluated} of {_COUNT_POINTS} sampled points (at "
+              "the others it is undefined or could not be evaluated)"
+              + (", which is evidence, not proof" if evaluated else ", so there is no evidence "
+                 "either way"))
+    return dataclasses.replace(verdict, reason=_AGREED.sub(agreed, verdict.reason))

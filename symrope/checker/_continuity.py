@@ -18,7 +18,8 @@ import sympy as sp
 
 from symrope.engine import verify
 
-__all__ = ["ContinuityFinding", "continuity_obstacle", "find_discontinuity"]
+__all__ = ["ContinuityFinding", "continuity_obstacle", "find_discontinuity",
+           "continuous_extension", "defined_value", "extended_value"]
 
 _CONTINUOUS_FUNCTIONS = (sp.sin, sp.cos, sp.exp, sp.sinh, sp.cosh, sp.tanh, sp.atan, sp.sinc,
                          sp.Abs, sp.erf, sp.Max, sp.Min, sp.re, sp.im)
@@ -166,6 +167,14 @@ def _one_sided(expr, axis, point, direction: int):
                 if here is sp.true:
                     return settle(piece)
             raise _Unsettled()
+        if isinstance(e, sp.Mod) and e.args[1].is_number and e.args[1].is_positive:
+            # Mod(a, m) = a - m floor(a / m): the floor settles beside the point, a need not
+            a, m = settle(e.args[0]), e.args[1]
+            turns = sp.floor(a / m)
+            k, k_nearer = turns.xreplace({axis: near}), turns.xreplace({axis: nearer})
+            if not (k.is_Integer and k == k_nearer):
+                raise _Unsettled()
+            return a - k * m
         if isinstance(e, _STEP_FUNCTIONS) or isinstance(e, sp.Mod):
             a, b = e.xreplace({axis: near}), e.xreplace({axis: nearer})
             if not (a.is_number and a == b):
@@ -203,7 +212,101 @@ def _examine(expr, axis, point, budget) -> ContinuityFinding | None:
     if verify(left, right, budget=budget).refuted:
         return ContinuityFinding({}, axis, left, right, value, "jump")
     if value is None:
-        return ContinuityFinding({}, axis, left, right, value, "undefined")
+        # The continuous extension: undefined where both one-sided limits exist and agree is
+        # a removable point, not a discontinuity. Only "no limit at all" is one.
+        if left.has(sp.AccumBounds) or right.has(sp.AccumBounds) or \
+                not (left.is_number and right.is_number):
+            return ContinuityFinding({}, axis, left, right, value, "undefined")
+        return None
     if verify(value, left, budget=budget).refuted:
         return ContinuityFinding({}, axis, left, right, value, "value")
     return None
+
+
+def _reciprocals(expr, axis) -> list:
+    """The ``b**(-n)`` nodes (n a positive integer) of ``expr`` whose base depends on ``axis``."""
+    return [node for node in sp.preorder_traversal(expr)
+            if isinstance(node, sp.Pow) and node.exp.is_integer and node.exp.is_negative
+            and axis in node.base.free_symbols]
+
+
+def continuous_extension(expr, axis, budget: float = 5.0) -> str | None:
+    """Prove that the continuous extension of ``expr`` (one real position) is continuous on R.
+
+    Every reciprocal ``b**(-n)`` is replaced by a fresh symbol: if the result and every base
+    ``b`` are continuous by structure, ``expr`` is continuous wherever no base vanishes. The
+    bases' real zeros must be a finite set (``solveset``); at each zero the one-sided limits
+    (SymPy's Gruntz algorithm) must be finite and *proved* equal by :func:`symrope.verify`
+    (and equal to the value, where there is one). Returns the evidence, or None when any step
+    does not go through.
+
+    Examples
+    ========
+
+    >>> import sympy as sp
+    >>> from symrope.checker._continuity import continuous_extension
+    >>> p = sp.Symbol("p", real=True)
+    >>> continuous_extension(sp.sin(3 * sp.Abs(p)) / sp.Abs(p), p)
+    'removable singularity at p = 0 (both one-sided limits 3)'
+    >>> continuous_extension(sp.cos(p) / p, p) is None
+    True
+    """
+    reciprocals = _reciprocals(expr, axis)
+    if not reciprocals:
+        return None
+    stand_ins = {node: sp.Dummy("r") for node in reciprocals}
+    if continuity_obstacle(expr.xreplace(stand_ins), [axis]) is not None:
+        return None
+    points = set()
+    for node in reciprocals:
+        if continuity_obstacle(node.base, [axis]) is not None:
+            return None
+        try:
+            zeros = sp.solveset(node.base, axis, sp.S.Reals)
+        except (NotImplementedError, ValueError, TypeError):
+            return None
+        if not isinstance(zeros, sp.FiniteSet) or not all(z.is_number for z in zeros):
+            return None
+        points |= set(zeros)
+    found = []
+    for point in sorted(points, key=sp.default_sort_key):
+        try:
+            left = sp.limit(expr, axis, point, "-")
+            right = sp.limit(expr, axis, point, "+")
+        except (NotImplementedError, ValueError, TypeError):
+            return None
+        if not (left.is_number and right.is_number) or _infinite(left) or _infinite(right) or \
+                left.has(sp.AccumBounds) or right.has(sp.AccumBounds):
+            return None
+        if not verify(left, right, budget=budget).proved:
+            return None
+        value = expr.xreplace({axis: point})
+        if value.is_number and not _infinite(value) and not verify(value, left,
+                                                                   budget=budget).proved:
+            return None
+        found.append(f"{axis} = {sp.sstr(point)} (both one-sided limits {sp.sstr(left)})")
+    if not found:
+        return None
+    return ("removable singularit" + ("y" if len(found) == 1 else "ies") + " at "
+            + "; ".join(found))
+
+
+def defined_value(expr, values: dict):
+    """``expr`` at ``values`` by substitution, or None where it is undefined there (0/0, 1/0)."""
+    value = sp.sympify(expr).xreplace(values)
+    return None if _infinite(value) else value
+
+
+def extended_value(expr, axis, point):
+    """The continuous extension's value: substitution where defined, else the two-sided limit
+    (None when the one-sided limits are not finite and equal)."""
+    value = defined_value(expr, {axis: point})
+    if value is not None:
+        return value
+    try:
+        limit = sp.limit(expr, axis, point, "+-")
+    except (NotImplementedError, ValueError, TypeError):
+        return None
+    if _infinite(limit) or limit.has(sp.AccumBounds):
+        return None
+    return limit

@@ -10,10 +10,15 @@ import sympy as sp
 from symrope.engine import PROVED
 from symrope.checker._claims import combine
 from symrope.checker._classify import classify_block, summarise
+from symrope.checker._continuity import defined_value, extended_value
 from symrope.checker._report import show
 from symrope.checker._structure import block_claim
 
-__all__ = ["generator"]
+__all__ = ["generator", "Unclassifiable"]
+
+
+class Unclassifiable(Exception):
+    """The generator cannot be read off (the encoding is undefined at 0 with no usable limit)."""
 
 
 def _axes(position) -> tuple:
@@ -33,11 +38,20 @@ def generator(run):
     offset = _pack(offsets, run.p)
     zero = _pack(tuple(sp.Integer(0) for _ in axes_p), run.p)
     Fb, Gb = run.blocks.restrict(run.F), run.blocks.restrict(run.G)
-    H = [sp.ImmutableMatrix((run._at(f, run.p, zero).T * run._at(g, run.p, offset))
-                            .applyfunc(sp.expand)) for f, g in zip(Fb, Gb)]
-    at_zero = dict(zip(offsets, [0] * len(offsets)))
-    X = [[sp.ImmutableMatrix(h.diff(d).xreplace(at_zero).applyfunc(sp.expand)) for h in H]
+    # The continuous extension at 0 (a limit where F(0) is 0/0 as written): one position axis
+    if len(axes_p) == 1:
+        at_origin = [f.applyfunc(lambda e: extended_value(e, run.p, 0)) for f in Fb]
+    else:
+        at_origin = [run._at(f, run.p, zero) for f in Fb]
+    if any(v is None or defined_value(v, {}) is None for f in at_origin for v in f):
+        raise Unclassifiable("F(0) is undefined and has no limit symrope could compute")
+    H = [sp.ImmutableMatrix((f0.T * run._at(g, run.p, offset)).applyfunc(sp.expand))
+         for f0, g in zip(at_origin, Gb)]
+    X = [[sp.ImmutableMatrix(h.diff(d).applyfunc(lambda e, d=d: extended_value(e, d, 0))
+                             .applyfunc(sp.expand)) for h in H]
          for d in offsets]
+    if any(v is None for Xk in X for x_b in Xk for v in x_b):
+        raise Unclassifiable("H'(0) is undefined and has no limit symrope could compute")
     ode = [run._verify(block_claim([h.diff(d) for h in H]),
                         block_claim([x_b * h for x_b, h in zip(Xk, H)]), expand=True)
            for d, Xk in zip(offsets, X)]

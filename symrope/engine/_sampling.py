@@ -282,3 +282,71 @@ def evaluate(lhs, rhs, point: dict, entries: list | None = None) -> list[Evaluat
         results.append(Evaluation(point, entry, low, high, scale, exact_nonzero, low_dps,
                                   certified))
     return results
+
+
+# Positions far from the +-60 of random sampling: thresholds (a context length of 2048, say)
+# and behaviour that only shows at scale. Exact integers, so a counterexample stays exact.
+_SCALE_EXPONENTS = range(1, 8)
+_THRESHOLD_NODES = (sp.Piecewise, sp.Max, sp.Min, sp.Heaviside, sp.floor, sp.ceiling, sp.frac,
+                    sp.sign, sp.Mod)
+
+
+def threshold_constants(*exprs) -> list:
+    """Numbers at which a ``Piecewise`` condition, ``Max``, ``Min``, a step or ``Mod`` switches.
+
+    The numeric constants of those nodes (conditions, arguments, the modulus) with their
+    negatives: exact and sorted.
+
+    Examples
+    ========
+
+    >>> import sympy as sp
+    >>> from symrope.engine._sampling import threshold_constants
+    >>> p = sp.Symbol("p", real=True)
+    >>> threshold_constants(sp.Piecewise((p, p > 2048), (1, True)) + sp.Max(p, 3) * sp.cos(p))
+    [-2048, -3, 3, 2048]
+    """
+    found = set()
+    for expr in exprs:
+        if not isinstance(expr, (sp.Basic, sp.MatrixBase)):
+            continue
+        for node in sp.preorder_traversal(expr):
+            if isinstance(node, sp.Piecewise):  # the conditions switch, not the pieces
+                parts = [condition for _, condition in node.args]
+            elif isinstance(node, _THRESHOLD_NODES):
+                parts = [node]
+            else:
+                continue
+            for part in parts:
+                found |= {abs(n) for n in part.atoms(sp.Number) if n.is_Rational and n != 0}
+    return sorted(found | {-n for n in found})
+
+
+def has_thresholds(*exprs) -> bool:
+    """True when an expression contains a node that switches at a threshold (see above)."""
+    return any(isinstance(expr, (sp.Basic, sp.MatrixBase)) and expr.has(*_THRESHOLD_NODES)
+               for expr in exprs)
+
+
+def scale_values(*exprs) -> list:
+    """Exact positions across scales: ``10**k`` (k = 1..7, both signs) and each threshold
+    constant of ``exprs`` with the points just either side of it (``c +- 1/10``).
+
+    Examples
+    ========
+
+    >>> import sympy as sp
+    >>> from symrope.engine._sampling import scale_values
+    >>> p = sp.Symbol("p", real=True)
+    >>> values = scale_values(sp.Piecewise((p, p > 2048), (1, True)))
+    >>> [v for v in values if 2000 < v < 2100]
+    [20479/10, 2048, 20481/10]
+    >>> max(values)
+    10000000
+    """
+    values = set()
+    for c in threshold_constants(*exprs):
+        values |= {c - sp.Rational(1, 10), c, c + sp.Rational(1, 10)}
+    for k in _SCALE_EXPONENTS:
+        values |= {sp.Integer(10) ** k, -sp.Integer(10) ** k}
+    return sorted(values)
