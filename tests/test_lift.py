@@ -195,3 +195,15 @@ def test_round_in_lifted_code_ties_to_even_as_torch_does():
     values = torch.tensor([float(h) for h in halves], dtype=torch.float64)
     lifted = entries(torch.round(symbolic(np.array(halves, dtype=object), torch.float64)))
     assert [int(v) for v in lifted] == [int(v) for v in torch.round(values).tolist()]
+
+
+def test_without_torch_the_lifting_says_which_extra_to_install():
+    import subprocess
+    import sys
+    code = ("import sys; sys.modules['torch'] = None\n"
+            "import symrope\n"
+            "try:\n    symrope.lift(lambda q, k, p: (q, k), 4)\n"
+            "except ImportError as error:\n    print(error)\n")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            timeout=120)
+    assert "pip install 'symrope[torch]'" in result.stdout, result.stderr[-2000:]

@@ -8,6 +8,12 @@ builds the encoding for a named library (``hf-transformers``, ``torchtune``, ``t
 ``file.py:function``).
 """
 
+try:
+    import torch  # noqa: F401  (the lifting runs real torch code; say which extra brings it)
+except ImportError as error:
+    raise ImportError(f"symrope.lifting runs torch code and needs torch ({error}); "
+                      "pip install 'symrope[torch]'") from None
+
 from symrope.lifting._errors import LiftUndecided
 from symrope.lifting._lift import CASTS_NOTE, LiftedEncoding, lift
 from symrope.lifting._report import annotate, check_lifted
