@@ -108,7 +108,7 @@ def test_python_dash_m_and_version():
 
 
 def test_param_values_are_literals_words_or_expressions(monkeypatch, capsys):
-    from symrope.engine._cli import _parse_parameter
+    from symrope.cli._prove import parse_parameter as _parse_parameter
 
     assert _parse_parameter("n=12") == ("n", 12)
     assert _parse_parameter("explicit=True") == ("explicit", True)

@@ -243,13 +243,6 @@ class ProofReport:
 
     __str__ = explain
 
-    def _latex(self, printer=None) -> str:
-        from symrope.latex import report_latex
-
-        return report_latex(self)
-
-    def _repr_latex_(self) -> str:
-        return f"$\\displaystyle {self._latex()}$"
 
 
 @dataclass
@@ -335,13 +328,6 @@ class Theorem:
             results.append(StepResult(step, verdict, content=has_content(step)))
         return ProofReport(self, results, time.monotonic() - start)
 
-    def _latex(self, printer=None) -> str:
-        from symrope.latex import theorem_latex
-
-        return theorem_latex(self)
-
-    def _repr_latex_(self) -> str:
-        return f"$\\displaystyle {self._latex()}$"
 
 
 def _short(value, limit: int = 120) -> str:

@@ -92,13 +92,6 @@ class Verdict:
     def __str__(self) -> str:
         return self.explain()
 
-    def _latex(self, printer=None) -> str:
-        from symrope.latex import verdict_latex
-
-        return verdict_latex(self)
-
-    def _repr_latex_(self) -> str:
-        return f"$\\displaystyle {self._latex()}$"
 
 
 def _show(value, limit: int = 400) -> str:

@@ -5,12 +5,12 @@ from __future__ import annotations
 import sys
 import time
 
-from symrope._cliutil import ArgumentParser, dump_json, exit_code
+from symrope.cli._common import ArgumentParser, dump_json, exit_code
 from symrope.errors import UsageError
 
 
 
-def _parse_parameter(text: str) -> tuple[str, object]:
+def parse_parameter(text: str) -> tuple[str, object]:
     """``NAME=VALUE``: a Python literal (12, 0.4, True, 'x'), a bare word (a symbolic name such as
     ``theta`` or a kind such as ``repeated``), or a SymPy expression such as ``10**4`` or ``1/2``."""
     import ast
@@ -54,7 +54,7 @@ def prove_main(argv: list[str]) -> int:
 
     builders = [get_theorem(n) for n in args.names] if args.names else \
         list(builtin_theorems().values())
-    overrides = dict(_parse_parameter(p) for p in args.param)
+    overrides = dict(parse_parameter(p) for p in args.param)
     reports = []
     for builder in builders:
         params = {k: v for k, v in overrides.items() if k in builder.defaults}
@@ -70,7 +70,7 @@ def prove_main(argv: list[str]) -> int:
             _print_row(report, width=max(len(b.name) for b in builders), first=len(reports) == 1)
     kernel, kernel_seconds = {}, 0.0
     if args.kernel:
-        from symrope.kernel._cli import kernel_check
+        from symrope.kernel._summary import kernel_check
 
         exports, kernel_seconds = kernel_check([r.theorem for r in reports])
         kernel = dict(zip((id(r) for r in reports), exports))
@@ -117,7 +117,7 @@ def _build(builder, params: dict):
 def _with_kernel(report, export) -> dict:
     document = report.to_dict()
     if export is not None:
-        from symrope.kernel._cli import kernel_summary
+        from symrope.kernel._summary import kernel_summary
 
         document["kernel"] = kernel_summary(export)
     return document
