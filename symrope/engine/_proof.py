@@ -24,7 +24,7 @@ from typing import Any, Callable
 import sympy as sp
 
 from symrope.errors import UsageError
-from symrope.engine._verdict import PROVED, REFUTED, UNDECIDED, Verdict
+from symrope.engine._verdict import PROVED, REFUTED, UNDECIDED, Verdict, plain_text
 from symrope.engine._verify import _normalise, _rewrites, verify
 
 __all__ = ["Step", "Theorem", "ProofReport", "TheoremBuilder", "theorem", "BUILTIN",
@@ -333,7 +333,7 @@ class Theorem:
 def _short(value, limit: int = 120) -> str:
     if isinstance(value, (sp.MatrixBase, sp.MatrixExpr)) and getattr(value, "shape", (0, 0))[0] > 8:
         return f"<{value.shape[0]}x{value.shape[1]} {type(value).__name__}>"
-    text = sp.sstr(value) if isinstance(value, sp.Basic) else str(value)
+    text = plain_text(value) if isinstance(value, sp.Basic) else str(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
