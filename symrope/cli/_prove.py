@@ -49,7 +49,7 @@ def prove_main(argv: list[str]) -> int:
                              "(needs coqc; proves in this process)")
     parser.add_argument("-j", "--jobs", type=int, default=None, metavar="N",
                         help="theorems proved side by side in N processes (default: the CPUs "
-                             "available, here %d); -j 1 proves in this process" % default_jobs())
+                             "this process may use); -j 1 proves in this process")
     args = parser.parse_args(argv)
     if args.budget <= 0:
         raise UsageError(f"--budget must be positive, got {args.budget}")
