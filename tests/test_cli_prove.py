@@ -204,3 +204,21 @@ def test_json_text_of_matrix_products_is_sstrs_without_inverting(monkeypatch):
     with pytest.raises(AssertionError, match="inverted"):
         sp.sstr(product)  # the cost this printer avoids (so this test can fail)
     assert _show(product, limit=10**6) == expected and "**(-1)*" in expected
+
+
+def test_jobs_prove_in_other_processes_and_one_job_in_this_one(monkeypatch, capsys):
+    import os
+
+    def build():
+        thm = Theorem("t_where", f"built in process {os.getpid()}")
+        thm.check(sp.sin(x) ** 2 + sp.cos(x) ** 2, sp.Integer(1), "Pythagoras")
+        return thm
+
+    monkeypatch.setitem(BUILTIN, "t_where", TheoremBuilder("t_where", "where", build, {}, {}))
+    _register(monkeypatch, "t_true", sp.cos(2 * x), 1 - 2 * sp.sin(x) ** 2)
+    where = {}
+    for jobs in ("1", "2"):
+        assert main(["prove", "t_where", "t_true", "--json", "-j", jobs]) == 0
+        statement = json.loads(capsys.readouterr().out)["theorems"][0]["statement"]
+        where[jobs] = int(statement.rsplit(" ", 1)[1])
+    assert where["1"] == os.getpid() and where["2"] != os.getpid()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import sys
+import threading
 import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -138,15 +139,15 @@ def _prove_outcome(name: str, params: dict, budget: float, as_json: bool) -> _Ou
 def _outcomes(tasks: list, budget: float, as_json: bool, jobs: int):
     """Each theorem's outcome in the order of ``tasks``, as soon as it and those before it are done."""
     jobs = min(jobs, len(tasks))
-    if jobs <= 1:
+    # Workers are forked: they start with SymPy and the theorem library (and any theorem
+    # registered at run time) already imported. Forking a process that runs other threads can
+    # deadlock a child on a lock some thread held, so such a caller proves here, one at a time.
+    if jobs <= 1 or "fork" not in multiprocessing.get_all_start_methods() or \
+            threading.active_count() > 1:
         for name, params in tasks:
             yield _prove_outcome(name, params, budget, as_json)
         return
-    # fork: the workers start with SymPy and the theorem library already imported (a process
-    # per theorem would pay that import each time)
-    context = multiprocessing.get_context("fork") \
-        if "fork" in multiprocessing.get_all_start_methods() else None
-    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=context)
+    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("fork"))
     try:
         futures = [pool.submit(_prove_outcome, name, params, budget, as_json)
                    for name, params in tasks]
