@@ -86,3 +86,14 @@ def test_the_check_sees_a_lazy_upward_import():
 def test_no_subsystem_keeps_a_command_module():
     leftovers = sorted(str(p.relative_to(PACKAGE)) for p in PACKAGE.rglob("_cli.py"))
     assert leftovers == [], "commands live in symrope/cli/"
+
+
+def test_a_check_reports_exit_code_is_the_command_lines():
+    # checker/_report.py still spells its verdict -> exit code table out (its owner is to import
+    # symrope._cliutil.VERDICT_EXIT_CODES); until then the two must agree
+    from symrope._cliutil import EXIT_PROVED, EXIT_REFUTED, EXIT_UNDECIDED, VERDICT_EXIT_CODES
+    from symrope.checker._report import EXIT_CODES
+
+    assert EXIT_CODES == VERDICT_EXIT_CODES == {"proved": EXIT_PROVED, "refuted": EXIT_REFUTED,
+                                                "undecided": EXIT_UNDECIDED}
+    assert (EXIT_PROVED, EXIT_REFUTED, EXIT_UNDECIDED) == (0, 1, 3)

@@ -15,6 +15,8 @@ from symrope._cliutil import EXIT_BAD_INPUT, EXIT_INTERNAL
 from symrope._version import __version__
 from symrope.errors import InternalError, UsageError
 
+__all__ = ["main", "COMMANDS"]
+
 # name -> (module, function, one-line help). Each function takes argv and returns an exit code.
 COMMANDS: dict[str, tuple[str, str, str]] = {
     "prove": ("symrope.cli._prove", "prove_main", "prove built-in theorems"),
