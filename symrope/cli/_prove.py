@@ -14,7 +14,6 @@ from symrope.cli._common import ArgumentParser, dump_json, exit_code
 from symrope.errors import UsageError
 
 
-
 def parse_parameter(text: str) -> tuple[str, object]:
     """``NAME=VALUE``: a Python literal (12, 0.4, True, 'x'), a bare word (a symbolic name such as
     ``theta`` or a kind such as ``repeated``), or a SymPy expression such as ``10**4`` or ``1/2``."""
@@ -38,6 +37,7 @@ def parse_parameter(text: str) -> tuple[str, object]:
 
 
 def prove_main(argv: list[str]) -> int:
+    """Run ``symrope prove``; returns the exit code of the verdicts (bad input: UsageError)."""
     parser = ArgumentParser(prog="symrope prove", description="Prove built-in theorems.")
     parser.add_argument("names", nargs="*", metavar="NAME", help="theorems (default: all)")
     parser.add_argument("--json", action="store_true", help="print one JSON document")
