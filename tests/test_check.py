@@ -199,7 +199,7 @@ def test_nonlinear_score_discontinuity_is_found_with_content_vectors():
 
 def test_top_level_check_is_the_function_whatever_was_imported_first():
     import symrope
-    import symrope.checker._cli  # noqa: F401 - importing the package must not shadow the name
+    import symrope.cli._check  # noqa: F401 - importing the package must not shadow the name
 
     report = symrope.check(symrope.Encoding.from_matrices("r", rotation, rotation))
     assert report.verdict == "proved"
@@ -221,7 +221,7 @@ def test_classification_of_growth_long_jordan_chains_and_unknown_signs():
 
 def test_zoo_command_reports_mismatches(monkeypatch, capsys):
     from symrope.checker import _zoo
-    from symrope.checker._cli import main
+    from symrope.cli._check import main
 
     small = {name: _zoo.ZOO[name] for name in ("nope", "q_rotated_only")}
     monkeypatch.setattr(_zoo, "ZOO", small)

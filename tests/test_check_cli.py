@@ -5,7 +5,7 @@ import textwrap
 
 import pytest
 
-from symrope.checker._cli import main
+from symrope.cli._check import main
 from symrope.cli import main as symrope_main
 
 USER_FILE = textwrap.dedent('''

@@ -108,10 +108,117 @@ def test_python_dash_m_and_version():
 
 
 def test_param_values_are_literals_words_or_expressions(monkeypatch, capsys):
-    from symrope.engine._cli import _parse_parameter
+    from symrope.cli._prove import parse_parameter as _parse_parameter
 
     assert _parse_parameter("n=12") == ("n", 12)
     assert _parse_parameter("explicit=True") == ("explicit", True)
     assert _parse_parameter("kind=repeated") == ("kind", "repeated")
     assert _parse_parameter("theta=10**4") == ("theta", sp.Integer(10000))
     assert main(["prove", "group_law", "--param", "n=2"]) == 0
+
+
+def _rows(text: str) -> list[str]:
+    """The table without its time column and total (times differ from run to run)."""
+    return [re.sub(r"\s+\d+\.\d+s$", "", line) for line in text.splitlines()
+            if line and not line.endswith(" s")]
+
+
+def test_jobs_give_the_same_rows_in_the_same_order_and_exit_code(monkeypatch, capsys):
+    _register(monkeypatch, "t_true", sp.sin(x) ** 2 + sp.cos(x) ** 2, sp.Integer(1))
+    _register(monkeypatch, "t_false", sp.sin(2 * x), 2 * sp.sin(x))
+    _register(monkeypatch, "t_double", sp.cos(2 * x), 1 - 2 * sp.sin(x) ** 2)
+    names = ["t_false", "t_true", "t_double"]
+    assert main(["prove", *names, "-j", "1"]) == 1
+    one = capsys.readouterr()
+    assert main(["prove", *names, "-j", "3"]) == 1
+    three = capsys.readouterr()
+    assert _rows(one.out) == _rows(three.out)
+    assert [row.split()[0] for row in _rows(three.out)[2:]] == names
+    assert "2/3 theorems proved" in three.out
+    seconds = re.compile(r"\d+\.\d+ s\)")
+    assert one.err.startswith("t_false: refuted")
+    assert seconds.sub("", three.err) == seconds.sub("", one.err)
+
+
+def test_the_deadline_holds_in_worker_processes(monkeypatch, capsys):
+    # the engine's deadline is a SIGALRM: it fires only on a main thread, so each theorem must
+    # run on its worker's main thread; an expansion of degree 40 cannot finish in 0.5 s
+    _register(monkeypatch, "t_true", sp.sin(x) ** 2 + sp.cos(x) ** 2, sp.Integer(1))
+    _register(monkeypatch, "t_hard", (sp.sin(x) ** 2 + sp.cos(x) ** 2 + x) ** 40, (1 + x) ** 40)
+    assert main(["prove", "t_hard", "t_true", "--budget", "0.5", "-j", "2"]) == 3
+    assert "t_hard: undecided" in capsys.readouterr().err
+
+
+def test_json_is_the_same_document_with_jobs(monkeypatch, capsys):
+    _register(monkeypatch, "t_true", sp.cos(2 * x), 1 - 2 * sp.sin(x) ** 2)
+    _register(monkeypatch, "t_false", sp.sin(2 * x), 2 * sp.sin(x))
+
+    def without_seconds(value):
+        if isinstance(value, dict):
+            return {k: without_seconds(v) for k, v in value.items() if k != "seconds"}
+        return [without_seconds(v) for v in value] if isinstance(value, list) else value
+
+    documents = []
+    for jobs in ("1", "2"):
+        assert main(["prove", "t_true", "t_false", "--json", "-j", jobs]) == 1
+        documents.append(without_seconds(json.loads(capsys.readouterr().out)))
+    assert documents[0] == documents[1]
+    assert [t["name"] for t in documents[1]["theorems"]] == ["t_true", "t_false"]
+
+
+def test_a_bad_parameter_from_a_worker_is_one_line_and_exit_2(capsys):
+    assert main(["prove", "rope_relative", "schedule_keeps_relative", "--param", "d=abc",
+                 "-j", "2"]) == 2
+    error = capsys.readouterr().err
+    assert "d must be an even integer" in error and len(error.strip().splitlines()) == 1
+
+
+def test_jobs_must_be_positive(capsys):
+    assert main(["prove", "-j", "0"]) == 2
+    assert "-j must be at least 1" in capsys.readouterr().err
+
+
+def test_json_text_of_matrix_products_is_sstrs_without_inverting(monkeypatch):
+    # sympy.sstr decides a matrix product's sign by building -M, which inverts every
+    # BlockDiagMatrix under an Inverse; the JSON printer must give the same text without that
+    from sympy.matrices.expressions.blockmatrix import BlockDiagMatrix
+
+    from symrope.engine._verdict import _show, plain_text
+
+    s, t = sp.symbols("s t", real=True)
+    A, B = sp.MatrixSymbol("A", 2, 2), sp.MatrixSymbol("B", 2, 2)
+    block = sp.Matrix([[sp.cos(s), -sp.sin(s)], [sp.sin(s), sp.cos(s)]])
+    diagonal = BlockDiagMatrix(block, block.subs(s, t))
+    cases = [-2 * A * (A + B).T, A * B - B * A, sp.Inverse(diagonal) * diagonal.T,
+             -sp.Inverse(diagonal) * diagonal, sp.I * A * B, -sp.I * A, (A * B) ** 2,
+             sp.Matrix([[s, -t], [t, s]]).tolist(), sp.sin(s) ** 2 - 1]
+    for case in cases:
+        assert plain_text(case) == sp.sstr(case), case
+
+    def no_inverse(self, *args, **kwargs):
+        raise AssertionError("printing inverted a block-diagonal matrix")
+
+    product = sp.MatMul(sp.Inverse(diagonal), diagonal.T, evaluate=False)
+    expected = sp.sstr(product)
+    monkeypatch.setattr(BlockDiagMatrix, "_eval_inverse", no_inverse)
+    with pytest.raises(AssertionError, match="inverted"):
+        sp.sstr(product)  # the cost this printer avoids (so this test can fail)
+    assert _show(product, limit=10**6) == expected and "**(-1)*" in expected
+
+
+def test_jobs_prove_in_other_processes_and_one_job_in_this_one(monkeypatch, capsys):
+    import os
+
+    def build():
+        thm = Theorem("t_where", f"built in process {os.getpid()}")
+        thm.check(sp.sin(x) ** 2 + sp.cos(x) ** 2, sp.Integer(1), "Pythagoras")
+        return thm
+
+    monkeypatch.setitem(BUILTIN, "t_where", TheoremBuilder("t_where", "where", build, {}, {}))
+    _register(monkeypatch, "t_true", sp.cos(2 * x), 1 - 2 * sp.sin(x) ** 2)
+    where = {}
+    for jobs in ("1", "2"):
+        assert main(["prove", "t_where", "t_true", "--json", "-j", jobs]) == 0
+        statement = json.loads(capsys.readouterr().out)["theorems"][0]["statement"]
+        where[jobs] = int(statement.rsplit(" ", 1)[1])
+    assert where["1"] == os.getpid() and where["2"] != os.getpid()

@@ -104,16 +104,25 @@ def test_no_explicit_matrix_above_8x8_is_printed():
     assert math_latex(eight).count(r"\\") == 7  # 8x8 is still printed entry by entry
 
 
-# --- hooks (sympy.latex and Jupyter) -------------------------------------------------------------
+# --- SymPy's printer protocol (symrope.latex.latex) and Jupyter (Typeset) -------------------------
 
-def test_hooks_typeset_verdicts_theorems_and_reports(sample_report):
+def test_printer_protocol_typesets_verdicts_theorems_and_reports(sample_report):
+    from symrope.latex import DerivationPrinter, Typeset, latex
+
     x = sp.Symbol("x", real=True)
     refuted = symrope.verify(sp.sin(2 * x), 2 * sp.sin(x))
-    text = sp.latex(refuted)
+    text = latex(refuted)
     assert text == verdict_latex(refuted) and r"\neq" in text and "refuted at" in text
-    assert refuted._repr_latex_().startswith(r"$\displaystyle ")
-    assert sp.latex(sample_report) == report_latex(sample_report)
-    assert sp.latex(sample_report.theorem) == theorem_latex(sample_report.theorem)
+    assert Typeset(refuted)._repr_latex_() == r"$\displaystyle " + text + "$"
+    assert latex(sample_report) == report_latex(sample_report)
+    assert latex(sample_report.theorem) == theorem_latex(sample_report.theorem)
+    # a derivation is never cut to the one-line summary that long expressions get
+    assert len(report_latex(sample_report)) > 2500 and "not printed" not in latex(sample_report)
+    # SymPy's own dispatch finds them inside containers too: a tuple of verdicts
+    pair = DerivationPrinter().doprint((refuted, sp.Symbol("omega_0")))
+    assert verdict_latex(refuted) in pair and r"\omega_{0}" in pair
+    # the engine carries no LaTeX hook: sympy.latex alone knows nothing of a verdict
+    assert not hasattr(refuted, "_latex") and not hasattr(refuted, "_repr_latex_")
     assert report_latex(sample_report).count(r"\checkmark") == 2  # the two proved steps
     assert "as expected" in report_latex(sample_report)
 
@@ -121,10 +130,12 @@ def test_hooks_typeset_verdicts_theorems_and_reports(sample_report):
 def test_hooks_compile_as_math_in_pdflatex(tmp_path, sample_report, nasty_report):
     require_tool("pdflatex")
     x = sp.Symbol("x", real=True)
-    pieces = [sample_report._repr_latex_(), nasty_report._repr_latex_(),
-              nasty_report.theorem._repr_latex_(),
-              symrope.verify(sp.sin(2 * x), 2 * sp.sin(x))._repr_latex_(),
-              symrope.verify(sp.cos(x) ** 2, 1 - sp.sin(x) ** 2)._repr_latex_()]
+    from symrope.latex import Typeset
+
+    shown = [sample_report, nasty_report, nasty_report.theorem,
+             symrope.verify(sp.sin(2 * x), 2 * sp.sin(x)),
+             symrope.verify(sp.cos(x) ** 2, 1 - sp.sin(x) ** 2)]
+    pieces = [Typeset(obj)._repr_latex_() for obj in shown]
     body = "\n\n".join(r"\resizebox{\linewidth}{!}{" + piece + "}" for piece in pieces)
     tex = tmp_path / "hooks.tex"
     tex.write_text(PREAMBLE + "\\begin{document}\n" + body + "\n\\end{document}\n")

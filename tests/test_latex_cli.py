@@ -7,7 +7,7 @@ import sympy as sp
 
 from symrope.engine import BUILTIN, Theorem, TheoremBuilder
 from symrope.errors import UsageError
-from symrope.latex._cli import main
+from symrope.cli._latex import main
 from symrope.theorems import builtin_theorems
 from test_latex_support import pdf_text, require_tool
 

@@ -13,7 +13,7 @@ from lift_support import require_module
 
 torch = require_module("torch")
 
-from symrope.checker._cli import main  # noqa: E402
+from symrope.cli._check import main  # noqa: E402
 from symrope.cli import main as symrope_main  # noqa: E402
 from symrope.errors import UsageError  # noqa: E402
 from symrope.lifting import LiftUndecided, check_lifted, lift  # noqa: E402

@@ -12,7 +12,7 @@ from lift_support import require_module, small_llama
 
 require_module("torch")  # symrope.lifting runs torch code: skip (or, under CI, fail) without it
 
-from symrope.checker._cli import main  # noqa: E402
+from symrope.cli._check import main  # noqa: E402
 from symrope.lifting import check_lifted, lift_hf, lift_impl  # noqa: E402
 
 LLAMA31 = json.loads((Path(__file__).parent / "data" / "audit" / "llama31_8b_config.json")

@@ -32,3 +32,29 @@ def test_import_symrope_does_not_import_sympy_numpy_or_torch():
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                             timeout=60)
     assert result.stdout.strip() == "[]"
+
+
+def test_the_command_line_package_is_light_and_every_command_resolves():
+    # the dispatcher imports a command's module only when that command runs
+    probe = ("import sys, symrope.cli; "
+             "print(sorted({'sympy', 'numpy', 'torch'} & set(sys.modules)))")
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                            timeout=60)
+    assert result.stdout.strip() == "[]", result.stderr
+    from symrope.cli import COMMANDS
+
+    for name, (module, function, _) in COMMANDS.items():
+        assert module.startswith("symrope.cli._"), name  # commands live in the top layer
+        assert callable(getattr(importlib.import_module(module), function)), name
+
+
+def test_latex_of_engine_objects_goes_through_the_latex_layer():
+    import sympy as sp
+
+    from symrope.latex import latex, verdict_latex
+
+    x = sp.Symbol("x", real=True)
+    verdict = symrope.verify(sp.cos(x) ** 2 + sp.sin(x) ** 2, 1)
+    assert latex(verdict) == verdict_latex(verdict) and r"\text{proved" in latex(verdict)
+    # without the latex layer SymPy's own printer has nothing to typeset a verdict with
+    assert sp.latex(verdict) != latex(verdict)

@@ -236,7 +236,7 @@ def test_certified_exponential_matches_mpmath_expm_within_its_bound():
 
 
 def test_cli_proves_the_default_instances():
-    from symrope.engine._cli import prove_main
+    from symrope.cli._prove import prove_main
 
     assert prove_main(["skew_blocks_rational", "skew_blocks_certified"]) == 0
 

@@ -7,7 +7,8 @@ import json
 import numpy as np
 import pytest
 
-from symrope.audit._survey import DENSE, PER_BAND, TAIL, main, sample_positions
+from symrope.audit._survey import DENSE, PER_BAND, TAIL, sample_positions
+from symrope.cli._survey import main
 from symrope.errors import UsageError
 
 

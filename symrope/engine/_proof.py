@@ -24,7 +24,7 @@ from typing import Any, Callable
 import sympy as sp
 
 from symrope.errors import UsageError
-from symrope.engine._verdict import PROVED, REFUTED, UNDECIDED, Verdict
+from symrope.engine._verdict import PROVED, REFUTED, UNDECIDED, Verdict, plain_text
 from symrope.engine._verify import _normalise, _rewrites, verify
 
 __all__ = ["Step", "Theorem", "ProofReport", "TheoremBuilder", "theorem", "BUILTIN",
@@ -138,6 +138,10 @@ def has_content(step: Step) -> bool:
     """
     if step.kind != CHECKED or assumes_its_claim(step):
         return False
+    return _differs_after_rewrites(step)
+
+
+def _differs_after_rewrites(step: Step) -> bool:
     lhs, rhs, _ = _rewritten_sides(step)
     return lhs != rhs
 
@@ -243,13 +247,6 @@ class ProofReport:
 
     __str__ = explain
 
-    def _latex(self, printer=None) -> str:
-        from symrope.latex import report_latex
-
-        return report_latex(self)
-
-    def _repr_latex_(self) -> str:
-        return f"$\\displaystyle {self._latex()}$"
 
 
 @dataclass
@@ -332,22 +329,16 @@ class Theorem:
                 step_budget = min(step_budget, max(budget - (time.monotonic() - start), 0.05))
             verdict = verify(step.lhs, step.rhs, assumptions=step.assumptions,
                              budget=step_budget, seed=seed)
-            results.append(StepResult(step, verdict, content=has_content(step)))
+            # has_content(step), less the assumes_its_claim test already answered above
+            results.append(StepResult(step, verdict, content=_differs_after_rewrites(step)))
         return ProofReport(self, results, time.monotonic() - start)
 
-    def _latex(self, printer=None) -> str:
-        from symrope.latex import theorem_latex
-
-        return theorem_latex(self)
-
-    def _repr_latex_(self) -> str:
-        return f"$\\displaystyle {self._latex()}$"
 
 
 def _short(value, limit: int = 120) -> str:
     if isinstance(value, (sp.MatrixBase, sp.MatrixExpr)) and getattr(value, "shape", (0, 0))[0] > 8:
         return f"<{value.shape[0]}x{value.shape[1]} {type(value).__name__}>"
-    text = sp.sstr(value) if isinstance(value, sp.Basic) else str(value)
+    text = plain_text(value) if isinstance(value, sp.Basic) else str(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 

@@ -6,6 +6,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import sympy as sp
+from sympy.core.function import Function
+from sympy.core.mul import _keep_coeff
+from sympy.matrices.expressions import MatMul
+from sympy.printing.precedence import PRECEDENCE, precedence
+from sympy.printing.str import StrPrinter
 
 __all__ = ["Verdict", "PROVED", "REFUTED", "UNDECIDED"]
 
@@ -92,13 +97,6 @@ class Verdict:
     def __str__(self) -> str:
         return self.explain()
 
-    def _latex(self, printer=None) -> str:
-        from symrope.latex import verdict_latex
-
-        return verdict_latex(self)
-
-    def _repr_latex_(self) -> str:
-        return f"$\\displaystyle {self._latex()}$"
 
 
 def _show(value, limit: int = 400) -> str:
@@ -106,5 +104,58 @@ def _show(value, limit: int = 400) -> str:
     shape = getattr(value, "shape", None)
     if shape and len(shape) == 2 and sp.sympify(shape[0] * shape[1] > 64) is sp.true:
         return f"<{shape[0]}x{shape[1]} {type(value).__name__}>"
-    text = sp.sstr(value.tolist()) if isinstance(value, sp.MatrixBase) else sp.sstr(value)
+    text = plain_text(value.tolist() if isinstance(value, sp.MatrixBase) else value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+class _PlainPrinter(StrPrinter):
+    """``sympy.sstr``, without the cost SymPy's precedence of a matrix product can carry.
+
+    SymPy asks a ``MatMul`` whether it "could extract a minus sign" by building ``-M`` and
+    evaluating it (``MatMul.doit``), which inverts every ``BlockDiagMatrix`` factor of an
+    ``Inverse`` symbolically: seconds to minutes per claim, to print it. The answer is read off
+    the product's leading coefficient instead, which is what that test returns for any product
+    that is not its own negative (a matrix product never is), so the text is the same.
+    """
+
+    def parenthesize(self, item, level, strict=False):
+        inner = _precedence(item)
+        if inner < level or (not strict and inner <= level):
+            return f"({self._print(item)})"
+        return self._print(item)
+
+    def _print_MatMul(self, expr):
+        coefficient, matrices = expr.as_coeff_mmul()
+        sign = ""
+        if coefficient.is_number:
+            real, imaginary = coefficient.as_real_imag()
+            if (imaginary.is_zero and real.is_negative) or (real.is_zero and imaginary.is_negative):
+                expr = _keep_coeff(-coefficient, matrices)
+                sign = "-"
+        return sign + "*".join(self.parenthesize(arg, _precedence(expr)) for arg in expr.args)
+
+
+def _precedence(item) -> int:
+    if isinstance(item, MatMul):
+        if any(isinstance(arg, Function) and getattr(arg, "precedence", PRECEDENCE["Mul"]) <
+               PRECEDENCE["Mul"] for arg in item.args):
+            return PRECEDENCE["Mul"]
+        lead = item.args[0]
+        return PRECEDENCE["Add"] if lead.is_Number and lead.is_extended_negative else \
+            PRECEDENCE["Mul"]
+    return precedence(item)
+
+
+def plain_text(value) -> str:
+    """``sympy.sstr(value)`` -- the same text -- without SymPy inverting matrices to print it.
+
+    Examples
+    ========
+
+    >>> import sympy as sp
+    >>> from symrope.engine._verdict import plain_text
+    >>> A, B = sp.MatrixSymbol("A", 2, 2), sp.MatrixSymbol("B", 2, 2)
+    >>> plain_text(-2 * A * (A + B).T), sp.sstr(-2 * A * (A + B).T)
+    ('-2*A*(A.T + B.T)', '-2*A*(A.T + B.T)')
+    """
+    return _PlainPrinter().doprint(value)

@@ -4,7 +4,7 @@ from symrope.kernel._certificate import NoCertificate, ScalarLemma, scalar_lemma
 from symrope.kernel._coqc import KernelUnavailable, check_export, check_exports, find_coqc
 from symrope.kernel._export import StepExport, TheoremExport, export_theorem
 from symrope.kernel._translate import CoqPrinter, Untranslatable, sanitise
-from symrope.kernel._cli import mark_kernel_results
+from symrope.kernel._summary import mark_kernel_results
 
 __all__ = ["export_theorem", "check_export", "check_exports", "find_coqc", "scalar_lemma",
            "sanitise", "CoqPrinter", "TheoremExport", "StepExport", "ScalarLemma",

@@ -1,8 +1,9 @@
 """LaTeX derivations: proofs as typeset mathematics, step by step.
 
 ``symrope latex`` writes one standalone document per theorem (and ``--all`` one combined
-document); the ``_latex`` / ``_repr_latex_`` hooks of verdicts, theorems and reports use the
-math-mode renderers here, so ``sympy.latex(report)`` and Jupyter show them typeset.
+document). :func:`latex` typesets a verdict, theorem or proof report in math mode through
+SymPy's printer protocol (:class:`DerivationPrinter`), and ``Typeset(report)`` shows one in
+Jupyter. The engine imports nothing of this package.
 """
 
 from symrope.latex._escape import (check_raw_latex, escape_math_text, escape_name, escape_text,
@@ -14,8 +15,9 @@ from symrope.latex._check import check_report_document
 from symrope.latex._compile import (compile_pdf, latex_errors, overfull_boxes,
                                     pdflatex_available)
 from symrope.latex._markdown import report_markdown
+from symrope.latex._objects import DerivationPrinter, Typeset, latex
 
-__all__ = ["verdict_latex", "report_latex", "theorem_latex", "theorem_document",
+__all__ = ["latex", "Typeset", "DerivationPrinter", "verdict_latex", "report_latex", "theorem_latex", "theorem_document",
            "combined_document", "check_report_document", "compile_pdf", "report_markdown",
            "math_latex", "name_math", "SafeLatexPrinter", "escape_text", "escape_name",
            "escape_math_text", "check_raw_latex", "pdf_string", "latex_errors", "overfull_boxes",

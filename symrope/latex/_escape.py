@@ -4,7 +4,7 @@ Two targets. :func:`escape_text` writes *text mode* LaTeX for documents compiled
 every ASCII special is typeset from the typewriter font by character code (``\\char92`` is a
 backslash there), so the PDF shows -- and ``pdftotext`` extracts -- the literal character.
 :func:`escape_math_text` writes *math mode* LaTeX that both pdflatex and MathJax (Jupyter, the
-docs site) accept, for the ``_latex`` / ``_repr_latex_`` hooks. Raw LaTeX that a theorem's
+docs site) accept, for :func:`symrope.latex.latex` and ``Typeset``. Raw LaTeX that a theorem's
 author supplies on purpose (``statement_latex``, a step's ``display``) is checked by
 :func:`check_raw_latex` instead: it may typeset, never read or write files or redefine commands.
 """

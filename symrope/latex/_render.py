@@ -1,7 +1,8 @@
-"""Math-mode LaTeX for verdicts, steps, theorems and reports (the ``_latex`` hooks).
+"""Math-mode LaTeX for verdicts, steps, theorems and reports.
 
 Everything here is math-mode LaTeX that pdflatex and MathJax both accept: it is what
-``sympy.latex(report)`` returns and what Jupyter shows through ``_repr_latex_``. The standalone
+:func:`symrope.latex.latex` returns (SymPy's printer protocol, :mod:`symrope.latex._objects`)
+and what Jupyter shows for ``Typeset(report)``. The standalone
 documents (:mod:`symrope.latex._document`) reuse the step pieces.
 """
 

@@ -1,7 +1,9 @@
-"""The ``symrope`` command: a thin dispatcher to each subsystem's own command module.
+"""The ``symrope`` command: the top layer, one private module per sub-command.
 
-Sub-commands are imported only when used, so ``symrope audit`` never imports SymPy's proof
-library and ``symrope prove`` never imports numpy-heavy audit code (or torch).
+Nothing below imports this package: the subsystems (engine, theorems, checker, kernel, audit,
+latex) know nothing of argv, exit codes aside (:mod:`symrope._cliutil`). Sub-commands are
+imported only when used, so ``symrope audit`` never imports SymPy's proof library and
+``symrope prove`` never imports numpy-heavy audit code (or torch).
 """
 
 from __future__ import annotations
@@ -13,16 +15,18 @@ from symrope._cliutil import EXIT_BAD_INPUT, EXIT_INTERNAL
 from symrope._version import __version__
 from symrope.errors import InternalError, UsageError
 
+__all__ = ["main", "COMMANDS"]
+
 # name -> (module, function, one-line help). Each function takes argv and returns an exit code.
 COMMANDS: dict[str, tuple[str, str, str]] = {
-    "prove": ("symrope.engine._cli", "prove_main", "prove built-in theorems"),
-    "list": ("symrope.engine._cli", "list_main", "list the built-in theorems"),
-    "check": ("symrope.checker._cli", "main", "check an encoding against the four assumptions"),
-    "latex": ("symrope.latex._cli", "main", "render proofs as LaTeX derivations"),
-    "audit": ("symrope.audit._cli", "main", "audit a float RoPE implementation's precision"),
-    "survey": ("symrope.audit._survey", "main",
+    "prove": ("symrope.cli._prove", "prove_main", "prove built-in theorems"),
+    "list": ("symrope.cli._prove", "list_main", "list the built-in theorems"),
+    "check": ("symrope.cli._check", "main", "check an encoding against the four assumptions"),
+    "latex": ("symrope.cli._latex", "main", "render proofs as LaTeX derivations"),
+    "audit": ("symrope.cli._audit", "main", "audit a float RoPE implementation's precision"),
+    "survey": ("symrope.cli._survey", "main",
                "audit every installed real RoPE library in bf16/fp16/fp32"),
-    "export": ("symrope.kernel._cli", "export_main", "export checked steps as Coq lemmas"),
+    "export": ("symrope.cli._export", "export_main", "export checked steps as Coq lemmas"),
 }
 
 REPORT_URL_HINT = "please report it with the command line that produced it"
@@ -70,7 +74,3 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"symrope {name}: interrupted", file=sys.stderr)
         return 130
-
-
-if __name__ == "__main__":  # pragma: no cover
-    raise SystemExit(main())

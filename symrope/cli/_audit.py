@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from symrope._cliutil import ArgumentParser, dump_json
+from symrope.cli._common import ArgumentParser, dump_json
 from symrope.audit._driver import audit
 from symrope.audit._results import DEFAULT_TOLERANCE, AuditOptions, exact_schedule
 from symrope.audit._models import MODELS, get_model

@@ -1,13 +1,14 @@
-"""``symrope export coq`` and the ``--kernel coq`` option of ``symrope prove``."""
+"""``symrope export coq``: one Coq ``.v`` file per built-in theorem."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from symrope._cliutil import ArgumentParser
+from symrope.cli._common import ArgumentParser
+from symrope.cli._prove import parse_parameter
 from symrope.errors import UsageError
 
-__all__ = ["export_main", "kernel_check", "kernel_summary", "mark_kernel_results"]
+__all__ = ["export_main"]
 
 
 def _builders(names, overrides):
@@ -24,7 +25,6 @@ def _builders(names, overrides):
 
 def export_main(argv: list[str]) -> int:
     """``symrope export coq [NAME ...] --out DIR``: one ``.v`` file per theorem."""
-    from symrope.engine._cli import _parse_parameter
     from symrope.kernel._export import export_theorem
 
     parser = ArgumentParser(prog="symrope export",
@@ -36,7 +36,7 @@ def export_main(argv: list[str]) -> int:
     parser.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                         help="override a parameter of the named theorems, e.g. --param d=8")
     args = parser.parse_args(argv)
-    overrides = dict(_parse_parameter(p) for p in args.param)
+    overrides = dict(parse_parameter(p) for p in args.param)
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         raise UsageError(f"--out {args.out} exists and is not a directory")
@@ -55,26 +55,3 @@ def export_main(argv: list[str]) -> int:
     return 0
 
 
-def kernel_check(theorems, directory=None):
-    """Export and check ``theorems`` with Coq; returns ``(exports, coqc seconds)``."""
-    from symrope.kernel._coqc import check_exports
-    from symrope.kernel._export import export_theorem
-
-    exports = [export_theorem(t) for t in theorems]
-    return exports, check_exports(exports, directory)
-
-
-def kernel_summary(export) -> dict:
-    """The ``"kernel"`` entry of a theorem in ``symrope prove --json``."""
-    return {"system": "coq", "checked": export.checked, "exported": export.exported,
-            "checked_steps": len(export.steps),
-            "trivial": sum(1 for s in export.steps if s.trivial and s.kernel == "checked"),
-            "steps": [s.to_dict() for s in export.steps]}
-
-
-def mark_kernel_results(report, export) -> None:
-    """Record on each step result of ``report`` whether Coq checked it (the LaTeX derivation
-    marks those steps "checked + Coq" in the margin)."""
-    by_index = {s.index: s.kernel for s in export.steps}
-    for index, result in enumerate(report.results):
-        result.kernel = by_index.get(index)

@@ -6,7 +6,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from symrope._cliutil import ArgumentParser, exit_code
+from symrope.cli._common import ArgumentParser, exit_code
 from symrope.errors import UsageError
 
 COMBINED_NAME = "symrope-derivations"

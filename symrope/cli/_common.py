@@ -1,0 +1,45 @@
+"""What every ``symrope`` sub-command shares: a one-line-error argument parser and JSON output.
+
+The exit codes are not here: they live in :mod:`symrope._cliutil`, below every subsystem, so a
+report (``CheckReport.exit_code``) can name them without importing the command line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from typing import Any
+
+from symrope._cliutil import (EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_PROVED, EXIT_REFUTED,
+                              EXIT_UNDECIDED, exit_code)
+from symrope.errors import UsageError
+
+__all__ = ["ArgumentParser", "dump_json", "exit_code", "EXIT_PROVED", "EXIT_REFUTED",
+           "EXIT_BAD_INPUT", "EXIT_UNDECIDED", "EXIT_INTERNAL"]
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """``argparse`` that reports bad arguments as a :class:`UsageError` (one line, exit 2)."""
+
+    def error(self, message: str):  # noqa: D401 - argparse API
+        raise UsageError(message)
+
+
+def dump_json(document: Any) -> None:
+    """Print one JSON document on stdout (non-finite floats become strings, never NaN tokens)."""
+    json.dump(_jsonable(document), sys.stdout, indent=2, allow_nan=False)
+    sys.stdout.write("\n")
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    if hasattr(value, "item") and callable(value.item):  # numpy scalars
+        return _jsonable(value.item())
+    return value

@@ -1,0 +1,246 @@
+"""``symrope prove`` (theorems proved side by side in processes) and ``symrope list``."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import sys
+import threading
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+
+from symrope.cli._common import ArgumentParser, dump_json, exit_code
+from symrope.errors import UsageError
+
+
+def parse_parameter(text: str) -> tuple[str, object]:
+    """``NAME=VALUE``: a Python literal (12, 0.4, True, 'x'), a bare word (a symbolic name such as
+    ``theta`` or a kind such as ``repeated``), or a SymPy expression such as ``10**4`` or ``1/2``."""
+    import ast
+
+    import sympy as sp
+
+    name, sep, value = text.partition("=")
+    if not sep or not name.isidentifier():
+        raise UsageError(f"--param takes NAME=VALUE, got {text!r}")
+    try:
+        return name, ast.literal_eval(value)
+    except (ValueError, SyntaxError):
+        pass
+    if value.isidentifier():
+        return name, value
+    try:
+        return name, sp.sympify(value)
+    except (sp.SympifyError, SyntaxError, TypeError):
+        raise UsageError(f"--param {name}: cannot read {value!r} as a number or expression") from None
+
+
+def prove_main(argv: list[str]) -> int:
+    """Run ``symrope prove``; returns the exit code of the verdicts (bad input: UsageError)."""
+    parser = ArgumentParser(prog="symrope prove", description="Prove built-in theorems.")
+    parser.add_argument("names", nargs="*", metavar="NAME", help="theorems (default: all)")
+    parser.add_argument("--json", action="store_true", help="print one JSON document")
+    parser.add_argument("--budget", type=float, default=60.0,
+                        help="seconds allowed for each theorem (default 60)")
+    parser.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
+                        help="override a parameter of the named theorems, e.g. --param d=4096")
+    parser.add_argument("--kernel", choices=["coq"], default=None,
+                        help="also re-check every exportable checked step with Coq's kernel "
+                             "(needs coqc; proves in this process)")
+    parser.add_argument("-j", "--jobs", type=int, default=None, metavar="N",
+                        help="theorems proved side by side in N processes (default: the CPUs "
+                             "this process may use); -j 1 proves in this process")
+    args = parser.parse_args(argv)
+    if args.budget <= 0:
+        raise UsageError(f"--budget must be positive, got {args.budget}")
+    jobs = default_jobs() if args.jobs is None else args.jobs
+    if jobs < 1:
+        raise UsageError(f"-j must be at least 1, got {args.jobs}")
+    if args.kernel:
+        from symrope.kernel import find_coqc
+
+        find_coqc()  # before any proving: a missing coqc is one line and exit code 2
+    from symrope.theorems import builtin_theorems, get_theorem
+
+    builders = [get_theorem(n) for n in args.names] if args.names else \
+        list(builtin_theorems().values())
+    overrides = dict(parse_parameter(p) for p in args.param)
+    tasks = []
+    for builder in builders:  # every unknown parameter is reported before any proving
+        if args.names and set(overrides) - set(builder.defaults):
+            raise UsageError(f"theorem {builder.name} has no parameter(s) "
+                             f"{', '.join(sorted(set(overrides) - set(builder.defaults)))}; "
+                             f"its parameters: {_parameters_text(builder)}")
+        tasks.append((builder.name, {k: v for k, v in overrides.items() if k in builder.defaults}))
+    width = max(len(b.name) for b in builders)
+    if args.kernel:  # the Coq export needs the theorems themselves: one process
+        reports = [_prove(name, params, args.budget) for name, params in tasks]
+        return _finish_with_kernel(reports, args, width)
+    outcomes = []
+    for outcome in _outcomes(tasks, args.budget, args.json, jobs):
+        outcomes.append(outcome)
+        if not args.json:
+            _print_row(outcome, width=width, first=len(outcomes) == 1)
+    if args.json:
+        dump_json({"theorems": [o.document for o in outcomes]})
+        return exit_code(o.verdict for o in outcomes)
+    _print_total(outcomes)
+    for outcome in outcomes:
+        if not outcome.proved:
+            print(outcome.explanation, file=sys.stderr)
+    return exit_code(o.verdict for o in outcomes)
+
+
+def default_jobs() -> int:
+    """The CPUs this process may run on (``os.process_cpu_count`` where Python has it)."""
+    count = getattr(os, "process_cpu_count", None)
+    if count is not None:
+        return count() or 1
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0)) or 1
+    return os.cpu_count() or 1
+
+
+@dataclass(frozen=True)
+class _Outcome:
+    """What the command prints of one proof: small, so a worker process sends it back cheaply."""
+    name: str
+    verdict: str
+    proved: bool
+    checked_steps: int
+    cited_lemmas: int
+    seconds: float
+    explanation: str
+    document: dict | None  # report.to_dict(), for --json
+
+    @classmethod
+    def of(cls, report, as_json: bool) -> "_Outcome":
+        return cls(report.theorem.name, report.verdict, report.proved, report.checked_steps,
+                   report.cited_lemmas, report.seconds, report.explain(),
+                   report.to_dict() if as_json else None)
+
+
+def _prove(name: str, params: dict, budget: float):
+    from symrope.theorems import get_theorem
+
+    started = time.monotonic()
+    report = _build(get_theorem(name), params).prove(budget=budget)
+    report.seconds = time.monotonic() - started  # building can be the work (numeric theorems)
+    return report
+
+
+def _prove_outcome(name: str, params: dict, budget: float, as_json: bool) -> _Outcome:
+    """One theorem, start to finish; runs on a worker process's main thread (the engine's
+    deadline is a SIGALRM, which only a main thread receives)."""
+    return _Outcome.of(_prove(name, params, budget), as_json)
+
+
+def _outcomes(tasks: list, budget: float, as_json: bool, jobs: int):
+    """Each theorem's outcome in the order of ``tasks``, as soon as it and those before it are done."""
+    jobs = min(jobs, len(tasks))
+    # Workers are forked: they start with SymPy and the theorem library (and any theorem
+    # registered at run time) already imported. Forking a process that runs other threads can
+    # deadlock a child on a lock some thread held, so such a caller proves here, one at a time.
+    if jobs <= 1 or "fork" not in multiprocessing.get_all_start_methods() or \
+            threading.active_count() > 1:
+        for name, params in tasks:
+            yield _prove_outcome(name, params, budget, as_json)
+        return
+    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("fork"))
+    try:
+        futures = [pool.submit(_prove_outcome, name, params, budget, as_json)
+                   for name, params in tasks]
+        for future in futures:
+            yield future.result()
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _print_total(outcomes) -> None:
+    total = sum(o.seconds for o in outcomes)
+    proved = sum(o.proved for o in outcomes)
+    print(f"\n{proved}/{len(outcomes)} theorems proved in {total:.2f} s")
+
+
+def _finish_with_kernel(reports, args, width: int) -> int:
+    from symrope.kernel._summary import kernel_check
+
+    exports, kernel_seconds = kernel_check([r.theorem for r in reports])
+    if args.json:
+        dump_json({"theorems": [_with_kernel(r, e) for r, e in zip(reports, exports)]})
+        return exit_code(r.verdict for r in reports)
+    outcomes = [_Outcome.of(r, as_json=False) for r in reports]
+    for number, (outcome, export) in enumerate(zip(outcomes, exports)):
+        _print_row(outcome, width=width, first=number == 0, kernel=export)
+    _print_total(outcomes)
+    checked = sum(e.checked for e in exports)
+    steps = sum(len(e.steps) for e in exports)
+    print(f"Coq kernel: {checked}/{steps} checked steps kernel-checked "
+          f"(coqc {kernel_seconds:.1f} s)")
+    for outcome in outcomes:
+        if not outcome.proved:
+            print(outcome.explanation, file=sys.stderr)
+    return exit_code(r.verdict for r in reports)
+
+
+def _parameters_text(builder) -> str:
+    return ", ".join(f"{k}={v}" for k, v in builder.defaults.items()) or "none"
+
+
+def _build(builder, params: dict):
+    """Build with the user's parameters; a value the theorem cannot take is bad input (exit 2)."""
+    if not params:
+        return builder.build()
+    try:
+        return builder.build(**params)
+    except UsageError:
+        raise
+    except (ValueError, TypeError, ArithmeticError, AttributeError) as error:
+        given = ", ".join(f"{k}={v!r}" for k, v in params.items())
+        raise UsageError(f"theorem {builder.name} cannot take {given} "
+                         f"({type(error).__name__}: {error}); its parameters and defaults: "
+                         f"{_parameters_text(builder)}") from None
+
+
+def _with_kernel(report, export) -> dict:
+    document = report.to_dict()
+    if export is not None:
+        from symrope.kernel._summary import kernel_summary
+
+        document["kernel"] = kernel_summary(export)
+    return document
+
+
+def _print_row(outcome: _Outcome, width: int, first: bool, kernel=None) -> None:
+    width = max(width, len("theorem"))
+    extra = f" {'coq':>7}" if kernel is not None else ""
+    if first:
+        print(f"{'theorem':<{width}}  {'verdict':<10} {'checked':>7} {'cited':>5} {'time':>8}"
+              f"{extra}")
+        print("-" * (width + 34 + len(extra)))
+    column = f" {f'{kernel.checked}/{len(kernel.steps)}':>7}" if kernel is not None else ""
+    print(f"{outcome.name:<{width}}  {outcome.verdict:<10} {outcome.checked_steps:>7} "
+          f"{outcome.cited_lemmas:>5} {outcome.seconds:>7.2f}s{column}", flush=True)
+
+
+def list_main(argv: list[str]) -> int:
+    parser = ArgumentParser(prog="symrope list", description="List the built-in theorems.")
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--params", action="store_true",
+                        help="show each theorem's parameters and their defaults (--param NAME=VALUE)")
+    args = parser.parse_args(argv)
+    from symrope.theorems import builtin_theorems
+
+    theorems = builtin_theorems()
+    if args.json:
+        dump_json({"theorems": [{"name": b.name, "summary": b.summary,
+                                 "defaults": {k: str(v) for k, v in b.defaults.items()}}
+                                for b in theorems.values()]})
+        return 0
+    width = max((len(n) for n in theorems), default=10)
+    for builder in theorems.values():
+        print(f"{builder.name:<{width}}  {builder.summary}")
+        if args.params:
+            print(f"{'':<{width}}  parameters: {_parameters_text(builder)}")
+    return 0

@@ -1,0 +1,91 @@
+"""``symrope survey``: every installed real RoPE implementation x {bf16, fp16, fp32}, one table.
+
+The sampling and the process pool are :func:`symrope.audit._survey.survey`'s (its docstring says
+what sampling can miss); this module reads the options and prints the table or JSON.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+import numpy as np
+
+from symrope.audit._models import MODELS
+from symrope.audit._real import EXTRA
+from symrope.audit._results import DEFAULT_TOLERANCE
+from symrope.audit._survey import (_EXPLAINING_MODELS, DENSE, PER_BAND, SURVEYED, TAIL, _plot,
+                                   sample_positions, survey, table)
+from symrope.cli._common import ArgumentParser, dump_json
+from symrope.errors import UsageError
+from symrope.schedules import RopeConfig
+
+__all__ = ["main"]
+
+
+def _parser() -> ArgumentParser:
+    parser = ArgumentParser(
+        prog="symrope survey",
+        description="Audit every installed real RoPE implementation in bf16, fp16 and fp32 on one "
+                    "schedule and print one table: safe context, max |cos/sin error| up to 8K, 128K "
+                    "and 1M positions, the logit error, the dominant cause and the fix. Positions "
+                    f"are sampled: all below {DENSE}, then per band its last {TAIL} and {PER_BAND} "
+                    "seeded random ones.")
+    parser.add_argument("--max-position", type=int, default=2**20 - 1, metavar="N",
+                        help="last position surveyed (default 1048575)")
+    parser.add_argument("--head-dim", type=int, default=128, metavar="N", help="head dimension (128)")
+    parser.add_argument("--theta", type=float, default=500000.0, metavar="T",
+                        help="rope_theta (default 500000; plain RoPE, which every library expresses)")
+    parser.add_argument("--impls", metavar="A,B", help=f"comma-separated (default: {', '.join(SURVEYED)})")
+    parser.add_argument("--with-models", action="store_true",
+                        help=f"add the built-in explanatory models ({', '.join(_EXPLAINING_MODELS)})")
+    parser.add_argument("--tolerance", type=float, default=DEFAULT_TOLERANCE, metavar="T",
+                        help="absolute cos/sin error allowed inside the safe context (default 2^-8)")
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, metavar="N",
+                        help="processes (default: every core)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--json", action="store_true", help="print one JSON document instead of the table")
+    parser.add_argument("--plot", metavar="FILE", help="write one PNG: max |err| against position, every row")
+    return parser
+
+
+
+def main(argv: list[str]) -> int:
+    """Run ``symrope survey``; returns the exit code."""
+    args = _parser().parse_args(argv)
+    if args.max_position < 0 or args.max_position > 2**32:
+        raise UsageError(f"--max-position must be in 0..2^32, got {args.max_position}")
+    if not (args.tolerance > 0 and np.isfinite(args.tolerance)):
+        raise UsageError(f"--tolerance must be a positive number, got {args.tolerance!r}")
+    if args.workers < 1:
+        raise UsageError(f"--workers must be at least 1, got {args.workers}")
+    names = [n.strip() for n in args.impls.split(",")] if args.impls else list(SURVEYED)
+    if args.with_models:
+        names += [n for n in _EXPLAINING_MODELS if n not in names]
+    for name in names:
+        if name not in (*SURVEYED, *MODELS):
+            raise UsageError(f"unknown implementation {name!r} (one of: {', '.join((*SURVEYED, *MODELS))})")
+    config = RopeConfig.from_options(head_dim=args.head_dim, theta=args.theta)
+    started = time.perf_counter()
+    rows = survey(names, config, args.max_position, args.tolerance, args.workers, args.seed,
+                  progress=not args.json)
+    seconds = time.perf_counter() - started
+    positions = sample_positions(args.max_position, args.seed)
+    if args.plot:
+        _plot(rows, args.plot, args.tolerance, config)
+    if args.json:
+        dump_json({"schema": "symrope.survey/1", "config": config.describe(),
+                   "tolerance": args.tolerance, "max_position": args.max_position,
+                   "sampled_positions": int(positions.size),
+                   "sampling": {"dense_below": DENSE, "per_band_random": PER_BAND, "per_band_tail": TAIL},
+                   "seconds": round(seconds, 1), "workers": args.workers, "rows": rows})
+        return 0
+    print(f"symrope survey: {config.describe()}; tolerance {args.tolerance:.3g} on cos/sin; "
+          f"{positions.size} positions sampled up to {args.max_position} (all below {DENSE}, per "
+          f"band the last {TAIL} and {PER_BAND} random: a failing fraction f of a band is missed "
+          f"with probability <= exp(-{PER_BAND} f)); {seconds:.0f} s on {args.workers} processes")
+    print("\n".join(table(rows, args.tolerance)))
+    skipped = [row for row in rows if "skipped" in row]
+    if skipped:
+        print(f"not run: install '{EXTRA}' for the missing libraries")
+    return 0
