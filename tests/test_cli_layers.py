@@ -15,7 +15,7 @@ PACKAGE = Path(symrope.__file__).parent
 
 # Lower number = lower layer. A module may import its own unit and units of a lower layer only.
 LAYERS = {
-    "errors": 0, "_version": 0, "_cliutil": 0,
+    "errors": 0, "_version": 0, "_cliutil": 0, "_typing": 0,
     "linalg": 1, "schedules": 1,
     "engine": 2,
     "theorems": 3, "checker": 3, "kernel": 3, "audit": 3,
