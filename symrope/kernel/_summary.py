@@ -3,10 +3,17 @@ exports with Coq, summarise them as JSON, mark the checked steps on a report."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from pathlib import Path
+
+from symrope.engine import ProofReport, Theorem
+from symrope.kernel._export import TheoremExport
+
 __all__ = ["kernel_check", "kernel_summary", "mark_kernel_results"]
 
 
-def kernel_check(theorems, directory=None):
+def kernel_check(theorems: Iterable[Theorem], directory: str | Path | None = None
+                 ) -> tuple[list[TheoremExport], float]:
     """Export and check ``theorems`` with Coq; returns ``(exports, coqc seconds)``."""
     from symrope.kernel._coqc import check_exports
     from symrope.kernel._export import export_theorem
@@ -15,7 +22,7 @@ def kernel_check(theorems, directory=None):
     return exports, check_exports(exports, directory)
 
 
-def kernel_summary(export) -> dict:
+def kernel_summary(export: TheoremExport) -> dict:
     """The ``"kernel"`` entry of a theorem in ``symrope prove --json``."""
     return {"system": "coq", "checked": export.checked, "exported": export.exported,
             "checked_steps": len(export.steps),
@@ -23,7 +30,7 @@ def kernel_summary(export) -> dict:
             "steps": [s.to_dict() for s in export.steps]}
 
 
-def mark_kernel_results(report, export) -> None:
+def mark_kernel_results(report: ProofReport, export: TheoremExport) -> None:
     """Record on each step result of ``report`` whether Coq checked it (the LaTeX derivation
     marks those steps "checked + Coq" in the margin)."""
     by_index = {s.index: s.kernel for s in export.steps}
