@@ -19,10 +19,12 @@ from __future__ import annotations
 import inspect
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from collections.abc import Iterable
+from typing import Any, Callable, TypeVar
 
 import sympy as sp
 
+from symrope._typing import ClaimSide
 from symrope.errors import UsageError
 from symrope.engine._verdict import PROVED, REFUTED, UNDECIDED, Verdict, plain_text
 from symrope.engine._verify import _normalise, _rewrites, verify
@@ -283,13 +285,15 @@ class Theorem:
     summary: str | None = None
     title: str | None = None
 
-    def define(self, name: str, value, justification: str, *, display: tuple | None = None) -> None:
+    def define(self, name: str, value: object, justification: str, *,
+               display: tuple | None = None) -> None:
         """Record ``name := value`` (nothing to check: a definition introduces notation)."""
         self.steps.append(Step(DEFINITION, f"{name} := {_short(value)}", justification,
                                lhs=name, rhs=value, display=display))
 
-    def check(self, lhs, rhs, justification: str, *, claim: str | None = None,
-              assumptions=(), budget: float | None = None, expect: str = PROVED,
+    def check(self, lhs: ClaimSide, rhs: ClaimSide, justification: str, *,
+              claim: str | None = None,
+              assumptions: Iterable[sp.Basic | tuple[ClaimSide, ClaimSide]] = (), budget: float | None = None, expect: str = PROVED,
               display: tuple | None = None, instance: str | None = None) -> None:
         """Add the claim ``lhs = rhs``, to be decided by :func:`symrope.verify`.
 
@@ -356,7 +360,7 @@ class TheoremBuilder:
     defaults: dict
     title: str | None = None
 
-    def build(self, **params) -> Theorem:
+    def build(self, **params: object) -> Theorem:
         unknown = set(params) - set(self.defaults)
         if unknown:
             raise UsageError(f"theorem {self.name} has no parameter(s) {', '.join(sorted(unknown))}"
@@ -394,7 +398,11 @@ def signature_defaults(function: Callable) -> dict:
     return defaults
 
 
-def theorem(name: str, summary: str, *, title: str | None = None):
+_Builder = TypeVar("_Builder", bound=Callable[..., Theorem])
+
+
+def theorem(name: str, summary: str, *, title: str | None = None
+            ) -> Callable[[_Builder], _Builder]:
     """Register a parametric theorem builder in the built-in library.
 
     The parameters ``symrope prove NAME`` uses are the defaults of the decorated function's
