@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 import sympy as sp
 
+from symrope._cliutil import VERDICT_EXIT_CODES as EXIT_CODES
 from symrope.engine import PROVED, REFUTED, UNDECIDED
 
 __all__ = ["AssumptionResult", "CheckReport", "ASSUMPTIONS", "EXIT_CODES"]
@@ -13,7 +14,6 @@ __all__ = ["AssumptionResult", "CheckReport", "ASSUMPTIONS", "EXIT_CODES"]
 ASSUMPTIONS = ("linearity", "translation_invariance", "identity_at_zero", "continuity")
 _TITLES = {"linearity": "linearity", "translation_invariance": "translation invariance",
            "identity_at_zero": "identity at zero offset", "continuity": "continuity"}
-EXIT_CODES = {PROVED: 0, REFUTED: 1, UNDECIDED: 3}
 
 
 @dataclass
