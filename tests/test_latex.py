@@ -311,3 +311,13 @@ def test_markdown_page_shows_a_hostile_name_literally(nasty_report):
     inline_math = [c for t in tokens if t.children for c in t.children if "math" in c.type]
     assert inline_math == []  # "$x$" in the name did not become math
     assert sum(t.type == "math_block" for t in tokens) == 6  # the displays are math blocks
+
+
+def test_a_break_opportunity_never_puts_punctuation_at_the_start_of_a_line():
+    from symrope.latex._escape import escape_text
+
+    text = escape_text("the normalised sides (one template for 32 blocks with symbolic "
+                       "constants); 8 numeric cross-checks agree", breakable=True)
+    assert r"constants);" in text and r"\allowbreak{};" not in text
+    long = escape_text("a_very_long_identifier_name_with_parts_and_more/path", breakable=True)
+    assert long.count(r"\allowbreak{}") >= 2  # long words still get their break points

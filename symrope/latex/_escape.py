@@ -101,7 +101,9 @@ def escape_text(text: str, *, breakable: bool = True) -> str:
             piece = char
         out.append(piece)
         run = 0 if char.isspace() else run + 1
-        if breakable and run >= _LONG_WORD and (char in _BREAK_AFTER or run >= 2 * _LONG_WORD):
+        following = text[index + 1:index + 2]
+        if breakable and run >= _LONG_WORD and following not in ";,.:!?)" and \
+                (char in _BREAK_AFTER or run >= 2 * _LONG_WORD):
             out.append(r"\allowbreak{}")
             run = 0
     return "".join(out)
