@@ -321,3 +321,18 @@ def test_a_break_opportunity_never_puts_punctuation_at_the_start_of_a_line():
     assert r"constants);" in text and r"\allowbreak{};" not in text
     long = escape_text("a_very_long_identifier_name_with_parts_and_more/path", breakable=True)
     assert long.count(r"\allowbreak{}") >= 2  # long words still get their break points
+
+
+def test_a_shifted_translation_counterexample_shows_the_shifted_score():
+    # where F(0) is undefined as written, the checker compares the score with both positions
+    # shifted by u: the derivation shows that comparison, with u, not a score at 0
+    from symrope.latex._check import _counterexample
+
+    point = {"s": "-3", "t": "5/2", "u": "7", "score_at_s_t": "1/2",
+             "score_at_s_plus_u_t_plus_u": "1/3"}
+    text = "\n".join(_counterexample("translation_invariance", point))
+    assert r"u = 7" in text and r"F(s + u)^{\top} G(t + u)" in text
+    assert r"\frac{1}{3}" in text and "F(0)" not in text
+    plain = "\n".join(_counterexample("translation_invariance", {
+        "s": "1", "t": "2", "score_at_s_t": "0", "score_at_0_t_minus_s": "1"}))
+    assert r"F(0)^{\top} G(t - s)" in plain and "u =" not in plain

@@ -104,13 +104,19 @@ def _counterexample(name: str, point: dict) -> list[str]:
     out = []
     if name == "translation_invariance" and {"s", "t"} <= point.keys():
         where = rf"s = {_math(point['s'])},\quad t = {_math(point['t'])}"
+        # the checker shifts both positions by u where F(0) or G(0) is undefined as written
+        shifted = "u" in point
+        if shifted:
+            where += rf",\quad u = {_math(point['u'])}"
+            other, key = r"F(s + u)^{\top} G(t + u)", "score_at_s_plus_u_t_plus_u"
+        else:
+            other, key = r"F(0)^{\top} G(t - s)", "score_at_0_t_minus_s"
         out += [r"At the exact point", _display(where + (r",\quad " + vectors if vectors else "")),
                 "the score depends on the positions themselves, not only on their offset:",
                 _display(rf"x^{{\top}} F(s)^{{\top}} G(t)\, y = {_math(point.get('score_at_s_t'))}"
                          rf"{_approx(point.get('score_at_s_t'))}"),
-                _display(rf"x^{{\top}} F(0)^{{\top}} G(t - s)\, y = "
-                         rf"{_math(point.get('score_at_0_t_minus_s'))}"
-                         rf"{_approx(point.get('score_at_0_t_minus_s'))}")]
+                _display(rf"x^{{\top}} {other}\, y = {_math(point.get(key))}"
+                         rf"{_approx(point.get(key))}")]
     elif name == "identity_at_zero" and "p" in point:
         out += [r"At the exact point",
                 _display(rf"p = {_math(point['p'])}" + (r",\quad " + vectors if vectors else "")),
