@@ -99,3 +99,15 @@ def test_the_walk_reports_what_it_should():
     assert _missing_annotations(untyped) == ["a", "return"]
     with pytest.raises(NameError):
         typing.get_type_hints(dangling)
+
+
+def test_the_type_aliases_do_not_make_the_engine_import_numpy():
+    # the aliases naming numpy arrays are lazy: the engine (and the proof-file plugin, which
+    # pytester re-imports per run, where numpy's extension cannot load twice) stay numpy-free
+    import subprocess
+    import sys
+
+    probe = "import sys, symrope.engine; print('numpy' in sys.modules)"
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                            timeout=120)
+    assert result.stdout.strip() == "False", result.stderr[-2000:]
