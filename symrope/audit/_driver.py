@@ -26,6 +26,7 @@ from symrope.errors import InternalError, SymropeError, UsageError
 from symrope.schedules import RopeConfig
 
 _FINE_BINS_PER_OCTAVE = 8
+_BLOCK_ROWS = 1024   # rows per elementwise block: 1024 x 64 float64 = 512 KiB, in cache
 _PHASE_LOST = 0.5   # rad of residual phase noise beyond which a pair's frequency fit means nothing
 
 __all__ = ["AuditOptions", "AuditResult", "BandSummary", "ExactSchedule", "Implementation",
@@ -215,40 +216,57 @@ class _Run:
         cos_native, sin_native = self.table(positions)
         self.chunk_dtype = cos_native.dtype
         cos, sin = self._wide(cos_native, sin_native)
-        exact_cos, exact_sin, _ = self.schedule.reference.cos_sin(positions)
         amplitude = self.schedule.amplitude
         finite = None
         if not (np.isfinite(cos).all() and np.isfinite(sin).all()):
             finite = np.isfinite(cos) & np.isfinite(sin)
             cos, sin = np.where(finite, cos, 0.0), np.where(finite, sin, 0.0)
-        if amplitude == 1.0:
-            scaled_cos, scaled_sin = exact_cos, exact_sin
-        else:
-            scaled_cos, scaled_sin = exact_cos * amplitude, exact_sin * amplitude
-        # in place: these chunks are the audit's inner loop
-        error = np.subtract(cos, scaled_cos)
-        np.abs(error, out=error)
-        other = np.subtract(sin, scaled_sin)
-        np.abs(other, out=other)
-        np.maximum(error, other, out=error)
+        exact_cos, exact_sin = np.empty_like(cos), np.empty_like(sin)
+        error, other = np.empty_like(cos), np.empty_like(cos)
+        # room above the table for the rows the fold keeps from earlier chunks (no concatenation)
+        with_history = np.empty((self.history + 1 + cos.shape[0], cos.shape[1]), np.complex128)
+        table = with_history[self.history + 1:]
+        # Elementwise work in blocks of rows that stay in cache (every entry is computed as it
+        # would be for the whole chunk at once: the same numbers, fewer trips to memory).
+        for rows in _blocks(positions.size):
+            self.schedule.reference.cos_sin(positions[rows], out=(exact_cos[rows], exact_sin[rows]))
+            scaled_cos, scaled_sin = exact_cos[rows], exact_sin[rows]
+            if amplitude != 1.0:
+                scaled_cos, scaled_sin = scaled_cos * amplitude, scaled_sin * amplitude
+            block_error, block_other = error[rows], other[rows]
+            np.subtract(cos[rows], scaled_cos, out=block_error)
+            np.abs(block_error, out=block_error)
+            np.subtract(sin[rows], scaled_sin, out=block_other)
+            np.abs(block_other, out=block_other)
+            np.maximum(block_error, block_other, out=block_error)
+            table[rows].real, table[rows].imag = cos[rows], sin[rows]
         if finite is not None:
             error[~finite] = np.inf
         # the phase error is left to the main thread's fold: it balances the two threads
-        return _Chunk(positions, _complex(cos, sin), error, finite, cos, sin,
-                      exact_cos, exact_sin, other)
+        return _Chunk(positions, table, error, finite, cos, sin, exact_cos, exact_sin, other,
+                      with_history)
 
-    def _amplitude(self, chunk: "_Chunk") -> np.ndarray:
-        """The amplitude error (on the main thread: it balances the worker's load)."""
-        amp = amplitude_error(chunk.cos, chunk.sin, self.schedule.amplitude)
+    def _phase_and_amplitude(self, chunk: "_Chunk") -> tuple[np.ndarray, np.ndarray]:
+        """The wrapped phase error and the amplitude error (on the main thread: it balances the
+        worker's load), in cache-sized blocks of rows."""
+        wrapped, amp = np.empty_like(chunk.cos), chunk.scratch    # the scratch is free here
+        scratch = np.empty((min(_BLOCK_ROWS, chunk.cos.shape[0]), chunk.cos.shape[1]))
+        for rows in _blocks(chunk.cos.shape[0]):
+            cos, sin, spare = chunk.cos[rows], chunk.sin[rows], scratch[:rows.stop - rows.start]
+            phase_error(cos, sin, chunk.exact_cos[rows], chunk.exact_sin[rows], scratch=spare,
+                        out=wrapped[rows])
+            amplitude_error(cos, sin, self.schedule.amplitude, scratch=spare, out=amp[rows])
         if chunk.finite is not None:
+            wrapped[~chunk.finite] = 0.0
             amp[~chunk.finite] = np.inf
-        return amp
+        return wrapped, amp
 
     def _consume(self, pending, keep_pos, keep_table, bar):
         chunk = pending.result()
         positions = chunk.positions
         known_pos = np.concatenate([keep_pos, positions])
-        known_table = np.concatenate([keep_table, chunk.table])
+        known_table = chunk.with_history[chunk.with_history.shape[0] - known_pos.size:]
+        known_table[:keep_pos.size] = keep_table
         self._fold(chunk)
         self._scores(positions, known_pos, known_table)
         keep = known_pos >= positions[-1] - self.history
@@ -273,10 +291,7 @@ class _Run:
     def _fold(self, chunk: "_Chunk"):
         """Fold one measured chunk into the per-band, per-pair accumulators (in position order)."""
         positions, error, finite = chunk.positions, chunk.error, chunk.finite
-        wrapped = phase_error(chunk.cos, chunk.sin, chunk.exact_cos, chunk.exact_sin, scratch=chunk.scratch)
-        if finite is not None:
-            wrapped[~finite] = 0.0
-        amp = self._amplitude(chunk)
+        wrapped, amp = self._phase_and_amplitude(chunk)
         delta = wrapped
         if self.stream.contiguous:
             # Unwrap along consecutive positions so a steady frequency error keeps growing past pi.
@@ -296,10 +311,11 @@ class _Run:
             # drift does not leave a cancellation floor (~1e-8 of the drift) in the residual.
             total = np.broadcast_to(squares, delta.shape).sum(axis=0)
             self.provisional_slope = (p * delta).sum(axis=0) / np.maximum(total, 1e-300)
-        delta = delta - self.provisional_slope * p
+        residual = np.multiply(self.provisional_slope, p)     # a new array: delta may be wrapped
+        delta = np.subtract(delta, residual, out=residual)
         if weight is not None:
             delta *= weight
-        moment_pd = p * delta
+        positions_column = p[:, 0]
         magnitude = np.abs(wrapped)
         for band, start, stop in self._segments(positions):
             rows = slice(start, stop)
@@ -307,7 +323,8 @@ class _Run:
             np.maximum(self.max_phase[band], magnitude[rows].max(axis=0), out=self.max_phase[band])
             np.maximum(self.max_amp[band], amp[rows].max(axis=0), out=self.max_amp[band])
             self.s_pp[band] += squares[rows].sum(axis=0)
-            self.s_pd[band] += moment_pd[rows].sum(axis=0)
+            # p * delta summed down the rows, without the product array (the same sums)
+            self.s_pd[band] += np.einsum("i,ij->j", positions_column[rows], delta[rows])
             self.s_dd[band] += np.einsum("ij,ij->j", delta[rows], delta[rows])
             self.s_ww[band] += np.einsum("ij,ij->j", wrapped[rows], wrapped[rows])
             self.n_valid[band] += (stop - start) if weight is None else weight[rows].sum(axis=0)
@@ -480,6 +497,7 @@ class _Chunk:
     exact_cos: np.ndarray      # the reference (without the attention factor)
     exact_sin: np.ndarray
     scratch: np.ndarray        # a free buffer of the same shape
+    with_history: np.ndarray   # ``table`` with free rows above it for the kept history
 
 
 class _Done:
@@ -492,12 +510,25 @@ class _Done:
         return self.value
 
 
+def _blocks(count: int):
+    """Slices of ``_BLOCK_ROWS`` rows covering ``0..count-1``."""
+    return [slice(start, min(start + _BLOCK_ROWS, count)) for start in range(0, count, _BLOCK_ROWS)]
+
+
 def _unwrap(delta: np.ndarray, previous: np.ndarray | None) -> np.ndarray:
-    """Undo 2*pi jumps along the positions (axis 0), continuing from the previous chunk's last row."""
+    """Undo 2*pi jumps along the positions (axis 0), continuing from the previous chunk's last row.
+
+    Returns ``delta`` itself when nothing jumps (the usual case: subtracting zero turns would
+    give the same numbers), a new array otherwise.
+    """
     head = delta[:1] if previous is None else previous   # previous is already unwrapped
-    steps = np.diff(delta, axis=0, prepend=head)
+    steps = np.empty_like(delta)
+    np.subtract(delta[:1], head, out=steps[:1])
+    np.subtract(delta[1:], delta[:-1], out=steps[1:])
     steps *= 1 / (2 * np.pi)
     np.rint(steps, out=steps)
+    if not steps.any():
+        return delta
     np.cumsum(steps, axis=0, out=steps)
     steps *= 2 * np.pi
     return delta - steps

@@ -197,13 +197,16 @@ class Reference:
         angle += small                                          # Fast2Sum: the low part, exact
         return high, angle
 
-    def cos_sin(self, positions: np.ndarray):
-        """Return ``(cos, sin, angle)``: float64 arrays (n, pairs); ``angle`` is ``p*omega`` reduced mod 2*pi."""
+    def cos_sin(self, positions: np.ndarray, out: tuple[np.ndarray, np.ndarray] | None = None):
+        """Return ``(cos, sin, angle)``: float64 arrays (n, pairs); ``angle`` is ``p*omega`` reduced mod 2*pi.
+
+        ``out``, a pair of float64 arrays of shape (n, pairs), receives ``cos`` and ``sin``.
+        """
         angle, angle_low = self.reduced_angle(positions)
         cos = np.cos(angle)
-        sin = np.sin(angle)
+        sin = np.sin(angle, out=None if out is None else out[1])
         # cos(a + e) = cos a - e sin a, sin(a + e) = sin a + e cos a; e < 4e-16 so e**2 vanishes.
-        cos_fixed = sin * angle_low
+        cos_fixed = np.multiply(sin, angle_low, out=None if out is None else out[0])
         np.subtract(cos, cos_fixed, out=cos_fixed)
         cos *= angle_low
         sin += cos
