@@ -8,6 +8,7 @@ the band's maxima; the phase fit is accumulated as moments so one pass suffices.
 from __future__ import annotations
 
 import sys
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -153,6 +154,7 @@ class _Run:
         # tolerance: it ends at the first failure or at the first position not audited.
         self.prefix_end = 0
         self.native_dtype = None
+        self.buffers = _Buffers()
 
     # --- the implementation, checked ------------------------------------------------------------
     def table(self, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -215,16 +217,17 @@ class _Run:
         """Everything elementwise about one chunk (runs on the worker thread, ahead of the fold)."""
         cos_native, sin_native = self.table(positions)
         self.chunk_dtype = cos_native.dtype
-        cos, sin = self._wide(cos_native, sin_native)
+        take, shape = self.buffers.take, cos_native.shape
+        cos, sin = self._widen_into(cos_native, take(shape)), self._widen_into(sin_native, take(shape))
         amplitude = self.schedule.amplitude
         finite = None
         if not (np.isfinite(cos).all() and np.isfinite(sin).all()):
             finite = np.isfinite(cos) & np.isfinite(sin)
-            cos, sin = np.where(finite, cos, 0.0), np.where(finite, sin, 0.0)
-        exact_cos, exact_sin = np.empty_like(cos), np.empty_like(sin)
-        error, other = np.empty_like(cos), np.empty_like(cos)
+            np.copyto(cos, 0.0, where=~finite)
+            np.copyto(sin, 0.0, where=~finite)
+        exact_cos, exact_sin, error, other = (take(shape) for _ in range(4))
         # room above the table for the rows the fold keeps from earlier chunks (no concatenation)
-        with_history = np.empty((self.history + 1 + cos.shape[0], cos.shape[1]), np.complex128)
+        with_history = take((self.history + 1 + shape[0], shape[1]), np.complex128)
         table = with_history[self.history + 1:]
         # Elementwise work in blocks of rows that stay in cache (every entry is computed as it
         # would be for the whole chunk at once: the same numbers, fewer trips to memory).
@@ -249,13 +252,14 @@ class _Run:
     def _phase_and_amplitude(self, chunk: "_Chunk") -> tuple[np.ndarray, np.ndarray]:
         """The wrapped phase error and the amplitude error (on the main thread: it balances the
         worker's load), in cache-sized blocks of rows."""
-        wrapped, amp = np.empty_like(chunk.cos), chunk.scratch    # the scratch is free here
-        scratch = np.empty((min(_BLOCK_ROWS, chunk.cos.shape[0]), chunk.cos.shape[1]))
+        wrapped, amp = self.buffers.take(chunk.cos.shape), chunk.scratch   # the scratch is free here
+        scratch = self.buffers.take((min(_BLOCK_ROWS, chunk.cos.shape[0]), chunk.cos.shape[1]))
         for rows in _blocks(chunk.cos.shape[0]):
             cos, sin, spare = chunk.cos[rows], chunk.sin[rows], scratch[:rows.stop - rows.start]
             phase_error(cos, sin, chunk.exact_cos[rows], chunk.exact_sin[rows], scratch=spare,
                         out=wrapped[rows])
             amplitude_error(cos, sin, self.schedule.amplitude, scratch=spare, out=amp[rows])
+        self.buffers.give(scratch)
         if chunk.finite is not None:
             wrapped[~chunk.finite] = 0.0
             amp[~chunk.finite] = np.inf
@@ -271,7 +275,22 @@ class _Run:
         self._scores(positions, known_pos, known_table)
         keep = known_pos >= positions[-1] - self.history
         bar.update(positions.size)
-        return known_pos[keep], known_table[keep]
+        keep_pos, keep_table = known_pos[keep], known_table[keep]      # copies
+        self.buffers.give(chunk.cos, chunk.sin, chunk.exact_cos, chunk.exact_sin, chunk.error,
+                          chunk.scratch, chunk.with_history)
+        return keep_pos, keep_table
+
+    def _widen_into(self, narrow: np.ndarray, wide: np.ndarray) -> np.ndarray:
+        """``narrow`` converted exactly into the float64 buffer ``wide`` (bf16 through float32:
+        bf16 -> float64 directly is slow in ml_dtypes; through float32 it is exact and fast)."""
+        if narrow.dtype.itemsize >= 4:
+            np.copyto(wide, narrow, casting="unsafe")
+            return wide
+        middle = self.buffers.take(narrow.shape, np.float32)
+        np.copyto(middle, narrow, casting="unsafe")
+        np.copyto(wide, middle)
+        self.buffers.give(middle)
+        return wide
 
     @staticmethod
     def _wide(cos, sin):
@@ -293,12 +312,14 @@ class _Run:
         positions, error, finite = chunk.positions, chunk.error, chunk.finite
         wrapped, amp = self._phase_and_amplitude(chunk)
         delta = wrapped
+        steps = None
         if self.stream.contiguous:
             # Unwrap along consecutive positions so a steady frequency error keeps growing past pi.
-            delta = _unwrap(delta, self.last_delta)
+            steps = self.buffers.take(delta.shape)
+            delta = _unwrap(delta, self.last_delta, steps)
             if finite is not None:
                 delta[~finite] = 0.0
-            self.last_delta = delta[-1:]
+            self.last_delta = delta[-1:].copy()
         p = positions.astype(np.float64)
         if finite is None:
             weight, squares = None, (p * p)[:, None]
@@ -311,12 +332,12 @@ class _Run:
             # drift does not leave a cancellation floor (~1e-8 of the drift) in the residual.
             total = np.broadcast_to(squares, delta.shape).sum(axis=0)
             self.provisional_slope = (p * delta).sum(axis=0) / np.maximum(total, 1e-300)
-        residual = np.multiply(self.provisional_slope, p)     # a new array: delta may be wrapped
+        residual = np.multiply(self.provisional_slope, p, out=self.buffers.take(delta.shape))
         delta = np.subtract(delta, residual, out=residual)
         if weight is not None:
             delta *= weight
         positions_column = p[:, 0]
-        magnitude = np.abs(wrapped)
+        magnitude = np.abs(wrapped, out=self.buffers.take(wrapped.shape))
         for band, start, stop in self._segments(positions):
             rows = slice(start, stop)
             np.maximum(self.max_abs[band], error[rows].max(axis=0), out=self.max_abs[band])
@@ -340,6 +361,7 @@ class _Run:
         self._fine_max(positions, "max_abs_error", per_position)
         self._fine_max(positions, "max_phase_error", magnitude.max(axis=1))
         self._fine_max(positions, "amplitude_error", amp.max(axis=1))
+        self.buffers.give(wrapped, residual, magnitude, steps)
 
     def _extend_prefix(self, positions):
         """Advance the audited-and-safe prefix 0..prefix_end-1 through this (ascending) chunk."""
@@ -484,6 +506,32 @@ class _Run:
             logits={"logit_error_unit": logits["logit_error_unit"], **logits["method"]})
 
 
+class _Buffers:
+    """Chunk-sized arrays handed back and reused (by the worker and the main thread alike).
+
+    A fresh array of a few MiB comes from mmap and faults in every page on first use, which
+    costs about as much as the arithmetic done on it; reusing a few per shape avoids that.
+    """
+
+    def __init__(self):
+        self.free: dict[tuple, list[np.ndarray]] = {}
+        self.lock = threading.Lock()
+
+    def take(self, shape, dtype=np.float64) -> np.ndarray:
+        key = (tuple(shape), np.dtype(dtype).str)
+        with self.lock:
+            stack = self.free.get(key)
+            if stack:
+                return stack.pop()
+        return np.empty(shape, dtype)
+
+    def give(self, *arrays) -> None:
+        with self.lock:
+            for array in arrays:
+                if array is not None and array.base is None:    # owners only, never views
+                    self.free.setdefault((array.shape, array.dtype.str), []).append(array)
+
+
 @dataclass
 class _Chunk:
     """One chunk's table and elementwise measurements, shape (positions, pairs)."""
@@ -515,14 +563,14 @@ def _blocks(count: int):
     return [slice(start, min(start + _BLOCK_ROWS, count)) for start in range(0, count, _BLOCK_ROWS)]
 
 
-def _unwrap(delta: np.ndarray, previous: np.ndarray | None) -> np.ndarray:
+def _unwrap(delta: np.ndarray, previous: np.ndarray | None, steps: np.ndarray | None = None) -> np.ndarray:
     """Undo 2*pi jumps along the positions (axis 0), continuing from the previous chunk's last row.
 
     Returns ``delta`` itself when nothing jumps (the usual case: subtracting zero turns would
-    give the same numbers), a new array otherwise.
+    give the same numbers), a new array otherwise. ``steps`` (same shape) saves an allocation.
     """
     head = delta[:1] if previous is None else previous   # previous is already unwrapped
-    steps = np.empty_like(delta)
+    steps = np.empty_like(delta) if steps is None else steps
     np.subtract(delta[:1], head, out=steps[:1])
     np.subtract(delta[1:], delta[:-1], out=steps[1:])
     steps *= 1 / (2 * np.pi)
