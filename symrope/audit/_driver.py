@@ -229,6 +229,7 @@ class _Run:
         # room above the table for the rows the fold keeps from earlier chunks (no concatenation)
         with_history = take((self.history + 1 + shape[0], shape[1]), np.complex128)
         table = with_history[self.history + 1:]
+        spare = take((min(_BLOCK_ROWS, shape[0]), shape[1]))
         # Elementwise work in blocks of rows that stay in cache (every entry is computed as it
         # would be for the whole chunk at once: the same numbers, fewer trips to memory).
         for rows in _blocks(positions.size):
@@ -243,27 +244,29 @@ class _Run:
             np.abs(block_other, out=block_other)
             np.maximum(block_error, block_other, out=block_error)
             table[rows].real, table[rows].imag = cos[rows], sin[rows]
+            # the amplitude error, into ``other`` (free again): this balances the two threads
+            amplitude_error(cos[rows], sin[rows], amplitude, scratch=spare[:rows.stop - rows.start],
+                            out=block_other)
+        self.buffers.give(spare)
         if finite is not None:
             error[~finite] = np.inf
+            other[~finite] = np.inf
         # the phase error is left to the main thread's fold: it balances the two threads
         return _Chunk(positions, table, error, finite, cos, sin, exact_cos, exact_sin, other,
                       with_history)
 
-    def _phase_and_amplitude(self, chunk: "_Chunk") -> tuple[np.ndarray, np.ndarray]:
-        """The wrapped phase error and the amplitude error (on the main thread: it balances the
-        worker's load), in cache-sized blocks of rows."""
-        wrapped, amp = self.buffers.take(chunk.cos.shape), chunk.scratch   # the scratch is free here
+    def _phase(self, chunk: "_Chunk") -> np.ndarray:
+        """The wrapped phase error (on the main thread: it balances the worker's load), in
+        cache-sized blocks of rows."""
+        wrapped = self.buffers.take(chunk.cos.shape)
         scratch = self.buffers.take((min(_BLOCK_ROWS, chunk.cos.shape[0]), chunk.cos.shape[1]))
         for rows in _blocks(chunk.cos.shape[0]):
-            cos, sin, spare = chunk.cos[rows], chunk.sin[rows], scratch[:rows.stop - rows.start]
-            phase_error(cos, sin, chunk.exact_cos[rows], chunk.exact_sin[rows], scratch=spare,
-                        out=wrapped[rows])
-            amplitude_error(cos, sin, self.schedule.amplitude, scratch=spare, out=amp[rows])
+            phase_error(chunk.cos[rows], chunk.sin[rows], chunk.exact_cos[rows], chunk.exact_sin[rows],
+                        scratch=scratch[:rows.stop - rows.start], out=wrapped[rows])
         self.buffers.give(scratch)
         if chunk.finite is not None:
             wrapped[~chunk.finite] = 0.0
-            amp[~chunk.finite] = np.inf
-        return wrapped, amp
+        return wrapped
 
     def _consume(self, pending, keep_pos, keep_table, bar):
         chunk = pending.result()
@@ -277,7 +280,7 @@ class _Run:
         bar.update(positions.size)
         keep_pos, keep_table = known_pos[keep], known_table[keep]      # copies
         self.buffers.give(chunk.cos, chunk.sin, chunk.exact_cos, chunk.exact_sin, chunk.error,
-                          chunk.scratch, chunk.with_history)
+                          chunk.amplitude, chunk.with_history)
         return keep_pos, keep_table
 
     def _widen_into(self, narrow: np.ndarray, wide: np.ndarray) -> np.ndarray:
@@ -310,7 +313,7 @@ class _Run:
     def _fold(self, chunk: "_Chunk"):
         """Fold one measured chunk into the per-band, per-pair accumulators (in position order)."""
         positions, error, finite = chunk.positions, chunk.error, chunk.finite
-        wrapped, amp = self._phase_and_amplitude(chunk)
+        wrapped, amp = self._phase(chunk), chunk.amplitude
         delta = wrapped
         steps = None
         if self.stream.contiguous:
@@ -544,7 +547,7 @@ class _Chunk:
     sin: np.ndarray
     exact_cos: np.ndarray      # the reference (without the attention factor)
     exact_sin: np.ndarray
-    scratch: np.ndarray        # a free buffer of the same shape
+    amplitude: np.ndarray      # |sqrt(cos**2 + sin**2) - the exact amplitude|
     with_history: np.ndarray   # ``table`` with free rows above it for the kept history
 
 
