@@ -429,9 +429,22 @@ class _Run:
         """What attention sees, on a seeded sample per band (``_logits.py``)."""
         from symrope.audit._logits import measure_logits
 
-        return measure_logits(self.impl, self.config, self.schedule, self._reported_dtype(),
-                              self.bands, seed=self.options.seed, per_band=self.options.logit_keys,
-                              vectors=self.options.vectors)
+        dtype = self._reported_dtype()
+        logits = measure_logits(self.impl, self.config, self.schedule, dtype, self.bands,
+                                seed=self.options.seed, per_band=self.options.logit_keys,
+                                vectors=self.options.vectors)
+        reference = self.impl.phase_reference() if self.impl.phase_reference else None
+        if reference is not None and self.impl.rotate is not None:
+            from symrope.audit._outputs import output_mismatch, seeded_vectors
+
+            vectors = seeded_vectors(self.options.vectors, self.config.head_dim, dtype, self.options.seed)
+            found = output_mismatch(self.impl.rotate, reference.rotate, [hi for _, hi in self.bands],
+                                    vectors, dtype)
+            found["against"] = ("the same module without the knobs (float32 phase), both through "
+                                "the library's apply function; outputs compared bit for bit; "
+                                "seeded standard normal q rounded to the dtype")
+            logits["method"]["output_mismatch"] = found
+        return logits
 
     def _reported_dtype(self) -> str:
         if self.native_dtype is None or self.impl.scaled_table:

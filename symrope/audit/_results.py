@@ -41,6 +41,7 @@ class Implementation:
     rotate: Callable[..., Any] | None = None       # the implementation's own apply, if it has one
     pairing: str = "rotate_half"
     scaled_table: bool = False                     # table divided by an exact scale (xpos)
+    phase_reference: Callable[[], Any] | None = None   # the same code without its knobs
 
 
 def as_implementation(target) -> Implementation:
@@ -58,6 +59,7 @@ def as_implementation(target) -> Implementation:
         raise UsageError(f"{target!r} is not an implementation (it has no table method)")
     explanation = getattr(target, "explanation", "") or ""
     rotate = getattr(target, "rotate", None)
+    phase_reference = getattr(target, "phase_reference", None)
     return Implementation(name=str(getattr(target, "name", repr(target))), table=target.table,
                           summary=str(getattr(target, "summary", "") or ""),
                           explanation=explanation if callable(explanation) else str(explanation),
@@ -67,7 +69,8 @@ def as_implementation(target) -> Implementation:
                           fix_target=getattr(target, "fix_target", None),
                           rotate=rotate if callable(rotate) else None,
                           pairing=str(getattr(target, "pairing", None) or "rotate_half"),
-                          scaled_table=bool(getattr(target, "scaled_table", False)))
+                          scaled_table=bool(getattr(target, "scaled_table", False)),
+                          phase_reference=phase_reference if callable(phase_reference) else None)
 
 
 @dataclass
