@@ -278,6 +278,8 @@ class _Run:
         self._scores(positions, known_pos, known_table)
         keep = known_pos >= positions[-1] - self.history
         bar.update(positions.size)
+        if self.options.on_progress is not None:
+            self.options.on_progress(int(positions.size))
         keep_pos, keep_table = known_pos[keep], known_table[keep]      # copies
         self.buffers.give(chunk.cos, chunk.sin, chunk.exact_cos, chunk.exact_sin, chunk.error,
                           chunk.amplitude, chunk.with_history)

@@ -94,6 +94,9 @@ class AuditOptions:
     chunk: int = 8192
     seq_len: int | None = None
     progress: bool | None = None
+    #: Called with the number of positions just audited, after every chunk (a survey's workers
+    #: report to the parent's progress bars with it).
+    on_progress: Callable[[int], Any] | None = None
 
 
 @dataclass(frozen=True)
