@@ -147,7 +147,7 @@ class _RowBars:
         from tqdm.auto import tqdm
 
         width = max((len(name) for name in names), default=0) + 5
-        self.bars = {}
+        self.bars, self.started = {}, set()
         for index, (name, dtype) in enumerate((n, d) for n in names for d in DTYPES):
             self.bars[name, dtype] = tqdm(total=total, desc=f"{name} {dtype}".ljust(width),
                                           unit="pos", unit_scale=True, position=index,
@@ -157,6 +157,9 @@ class _RowBars:
         bar = self.bars.get((name, dtype))
         if bar is None:
             return
+        if (name, dtype) not in self.started:
+            self.started.add((name, dtype))
+            bar.reset(total=bar.total)        # the row's clock starts with its first news
         if count is None:
             bar.update(bar.total - bar.n)     # finished (a skipped row too)
             bar.refresh()
