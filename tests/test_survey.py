@@ -61,16 +61,17 @@ def test_each_row_reports_its_positions_from_the_worker():
 
 def test_progress_is_one_bar_per_row_on_stderr_from_the_worker_processes(capsys):
     config = RopeConfig.from_options(head_dim=32, theta=10000)
-    names = ["hf", "fp64-angle"]
-    rows = survey(names, config, 20000, workers=2, progress=True)
+    # 21 rows: more than tqdm's fallback screen height (20), below which it would hide bars
+    names = ["hf", "fp64-angle", "meta", "vllm", "llamacpp", "neox-fp16", "bf16-positions"]
+    rows = survey(names, config, 9000, workers=2, progress=True)
     captured = capsys.readouterr()
-    assert captured.out == "" and len(rows) == 6
+    assert captured.out == "" and len(rows) == 21
     for name in names:
         for dtype in DTYPES:
             assert f"{name} {dtype}" in captured.err
-    assert captured.err.count("100%") >= 6
+    assert captured.err.count("100%") >= 21 and "more hidden" not in captured.err
     # and silence without progress (the JSON path): nothing at all on stderr
-    survey(names, config, 20000, workers=2, progress=False)
+    survey(names[:2], config, 9000, workers=2, progress=False)
     assert capsys.readouterr().err == ""
 
 

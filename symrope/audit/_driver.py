@@ -12,13 +12,13 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Iterator
+from typing import Any, Iterator
 
 import numpy as np
 
 from symrope.audit._metrics import (amplitude_error, log_bands, phase_error,
                                     random_query_key_weights, rotary_scores)
-from symrope.audit._models import dtype_name
+from symrope.audit._models import ImplModel, dtype_name
 from symrope.audit._reference import MAX_POSITION, check_positions
 from symrope.audit._user import check_finite
 from symrope.audit._results import (AuditOptions, AuditResult, BandSummary, ExactSchedule,
@@ -34,7 +34,8 @@ __all__ = ["AuditOptions", "AuditResult", "BandSummary", "ExactSchedule", "Imple
            "as_implementation", "audit", "exact_schedule"]
 
 
-def audit(target, config: RopeConfig, options: AuditOptions | None = None,
+def audit(target: "str | ImplModel | Implementation | Any", config: RopeConfig,
+          options: AuditOptions | None = None,
           schedule: ExactSchedule | None = None) -> AuditResult:
     """Audit one implementation's rotary table against the exact schedule.
 

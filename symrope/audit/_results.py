@@ -44,7 +44,7 @@ class Implementation:
     phase_reference: Callable[[], Any] | None = None   # the same code without its knobs
 
 
-def as_implementation(target) -> Implementation:
+def as_implementation(target: "str | ImplModel | Implementation | Any") -> Implementation:
     """Wrap a built-in model name, an :class:`ImplModel`, or any object with ``.table``."""
     if isinstance(target, Implementation):
         return target

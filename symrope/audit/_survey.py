@@ -22,6 +22,7 @@ import queue
 import sys
 import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from typing import Sequence
 
 import numpy as np
 
@@ -147,11 +148,15 @@ class _RowBars:
         from tqdm.auto import tqdm
 
         width = max((len(name) for name in names), default=0) + 5
+        rows = [(n, d) for n in names for d in DTYPES]
         self.bars, self.started = {}, set()
-        for index, (name, dtype) in enumerate((n, d) for n in names for d in DTYPES):
+        for index, (name, dtype) in enumerate(rows):
+            # nrows: tqdm hides bars below its guess of the screen height (20 without a
+            # terminal); every row is to have its bar
             self.bars[name, dtype] = tqdm(total=total, desc=f"{name} {dtype}".ljust(width),
                                           unit="pos", unit_scale=True, position=index,
-                                          file=sys.stderr, disable=not enabled, leave=True)
+                                          nrows=max(len(rows) + 1, 20), file=sys.stderr,
+                                          disable=not enabled, leave=True)
 
     def __call__(self, name: str, dtype: str, count: int | None) -> None:
         bar = self.bars.get((name, dtype))
@@ -216,7 +221,7 @@ def _row(result, positions, seconds) -> dict:
             "fine": {"lo": result.fine["lo"], "max_abs_error": result.fine["max_abs_error"]}}
 
 
-def survey(names, config: RopeConfig, max_position: int, tolerance: float = DEFAULT_TOLERANCE,
+def survey(names: Sequence[str], config: RopeConfig, max_position: int, tolerance: float = DEFAULT_TOLERANCE,
            workers: int = 1, seed: int = 0, progress: bool = True) -> list[dict]:
     """Rows of the survey (see the module docstring), in the order of ``names`` and DTYPES."""
     positions = sample_positions(max_position, seed)
@@ -268,7 +273,7 @@ def _format_safe(safe: dict) -> str:
     return f"{safe['at_least']}..{safe['at_most']}"
 
 
-def table(rows, tolerance: float) -> list[str]:
+def table(rows: list[dict], tolerance: float) -> list[str]:
     """The terminal table."""
     from symrope.audit._report import _align
 
