@@ -60,7 +60,7 @@ class RealImpl:
     pairing = "rotate_half"
     fix_target = None
     rope_types: tuple[str, ...] | None = None   # the rope types the library expresses (None: any)
-    partial_rotary = False                      # whether it can rotate part of the head only
+    partial_rotary = True                       # False: it rotates the whole head only
 
     def __init__(self, rope_config: RopeConfig):
         self._check_expressible(rope_config)

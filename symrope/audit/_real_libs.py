@@ -35,6 +35,7 @@ class TorchtuneImpl(RealImpl):
     name = "torchtune"
     pairing = "interleaved"
     rope_types = ("default", "llama3")
+    partial_rotary = False
     fix_target = ("torchtune.modules.RotaryPositionalEmbeddings.build_rope_cache: compute "
                   "idx_theta = outer(arange, theta) in float64 (theta from base in float64), "
                   "then cache = stack(cos, sin).float()")
@@ -85,7 +86,6 @@ class RotaryEmbeddingTorchImpl(RealImpl):
     name = "rotary-embedding-torch"
     pairing = "interleaved"
     rope_types = ("default", "linear")
-    partial_rotary = True
     fix_target = ("rotary_embedding_torch.RotaryEmbedding.forward: einsum of t.double() and "
                   "freqs.double() (freqs from theta in float64), then apply_rotary_emb")
 
@@ -213,6 +213,7 @@ class KerasHubImpl(RealImpl):
     name = "keras-hub"
     pairing = "rotate_half"
     rope_types = ("default", "linear")
+    partial_rotary = False
     fix_target = ("keras_hub.layers.RotaryEmbedding._compute_cos_sin_embedding: einsum of "
                   "float64 positions and inverse_freq, cos/sin in float64, then cast to the "
                   "compute dtype")
@@ -267,7 +268,6 @@ class TimmImpl(RealImpl):
     name = "timm"
     pairing = "interleaved"
     rope_types = ("default",)
-    partial_rotary = True
     fix_target = ("timm.layers.pos_embed_sincos.build_fourier_pos_embed: pos = grid * bands in "
                   "float64 (grid and bands as float64), sin/cos in float64, then cast")
 
