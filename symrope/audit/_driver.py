@@ -592,6 +592,8 @@ def _unwrap(delta: np.ndarray, previous: np.ndarray | None, steps: np.ndarray | 
     steps = np.empty_like(delta) if steps is None else steps
     np.subtract(delta[:1], head, out=steps[:1])
     np.subtract(delta[1:], delta[:-1], out=steps[1:])
+    if steps.size and max(steps.max(), -steps.min()) <= 3.0:
+        return delta       # every step rounds to zero turns (3 / 2pi < 1/2): nothing to undo
     steps *= 1 / (2 * np.pi)
     np.rint(steps, out=steps)
     if not steps.any():
