@@ -8,18 +8,17 @@ the band's maxima; the phase fit is accumulated as moments so one pass suffices.
 from __future__ import annotations
 
 import sys
-import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any
 
 import numpy as np
 
-from symrope.audit._metrics import (amplitude_error, log_bands, phase_error,
-                                    random_query_key_weights, rotary_scores)
+from symrope.audit._chunks import Buffers, Chunk, Done, PositionStream, complex_table, unwrap
+from symrope.audit._metrics import (amplitude_error, phase_error, random_query_key_weights,
+                                    rotary_scores)
 from symrope.audit._models import ImplModel, dtype_name
-from symrope.audit._reference import MAX_POSITION, check_positions
+from symrope.audit._reference import BLOCK_ROWS, row_blocks
 from symrope.audit._user import check_finite
 from symrope.audit._results import (AuditOptions, AuditResult, BandSummary, ExactSchedule,
                                     Implementation, as_implementation, exact_schedule)
@@ -27,7 +26,6 @@ from symrope.errors import InternalError, SymropeError, UsageError
 from symrope.schedules import RopeConfig
 
 _FINE_BINS_PER_OCTAVE = 8
-_BLOCK_ROWS = 1024   # rows per elementwise block: 1024 x 64 float64 = 512 KiB, in cache
 _PHASE_LOST = 0.5   # rad of residual phase noise beyond which a pair's frequency fit means nothing
 
 __all__ = ["AuditOptions", "AuditResult", "BandSummary", "ExactSchedule", "Implementation",
@@ -65,50 +63,9 @@ def audit(target: "str | ImplModel | Implementation | Any", config: RopeConfig,
     options = options or AuditOptions()
     impl = as_implementation(target)
     schedule = schedule or exact_schedule(config, options.seq_len)
-    stream = _PositionStream(options)
+    stream = PositionStream(options)
     run = _Run(impl, config, options, schedule, stream)
     return run.execute()
-
-
-class _PositionStream:
-    """Ascending chunks of the audited positions (a range, or a sorted list)."""
-
-    def __init__(self, options: AuditOptions):
-        self.chunk = max(int(options.chunk), 64)
-        if options.positions is not None:
-            positions = np.unique(check_positions(options.positions))
-            if positions.size == 0:
-                raise UsageError("no positions to audit")
-            self.explicit = positions
-            self.max_position = int(positions[-1])
-            self.count = int(positions.size)
-            self.contiguous = bool(positions[0] == 0 and positions[-1] == positions.size - 1)
-        else:
-            top = options.max_position
-            if isinstance(top, bool) or not isinstance(top, (int, np.integer)) or top < 0:
-                raise UsageError(f"max position must be a non-negative integer, got {top!r}")
-            if top > MAX_POSITION:
-                raise UsageError(f"max position {top} exceeds the largest supported {MAX_POSITION}")
-            self.explicit = None
-            self.max_position = int(top)
-            self.count = self.max_position + 1
-            self.contiguous = True
-
-    def __iter__(self) -> Iterator[np.ndarray]:
-        if self.explicit is not None:
-            for start in range(0, self.count, self.chunk):
-                yield self.explicit[start:start + self.chunk]
-            return
-        for start in range(0, self.count, self.chunk):
-            yield np.arange(start, min(start + self.chunk, self.count), dtype=np.int64)
-
-    def band_edges(self) -> list[tuple[int, int]]:
-        bands = log_bands(self.max_position)
-        if self.explicit is None:
-            return bands
-        counts = np.searchsorted(self.explicit, [hi + 1 for _, hi in bands]) - \
-            np.searchsorted(self.explicit, [lo for lo, _ in bands])
-        return [band for band, count in zip(bands, counts) if count > 0]
 
 
 def _fine_edges(max_position: int) -> np.ndarray:
@@ -155,7 +112,7 @@ class _Run:
         # tolerance: it ends at the first failure or at the first position not audited.
         self.prefix_end = 0
         self.native_dtype = None
-        self.buffers = _Buffers()
+        self.buffers = Buffers()
 
     # --- the implementation, checked ------------------------------------------------------------
     def table(self, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -209,12 +166,12 @@ class _Run:
                 ahead = worker.submit(self._prepare, positions) if self.stream.contiguous else None
                 if pending is not None:
                     keep_pos, keep_table = self._consume(pending, keep_pos, keep_table, bar)
-                pending = ahead if ahead is not None else _Done(self._prepare(positions))
+                pending = ahead if ahead is not None else Done(self._prepare(positions))
             if pending is not None:
                 keep_pos, keep_table = self._consume(pending, keep_pos, keep_table, bar)
         return self._finish(time.perf_counter() - started)
 
-    def _prepare(self, positions) -> "_Chunk":
+    def _prepare(self, positions) -> "Chunk":
         """Everything elementwise about one chunk (runs on the worker thread, ahead of the fold)."""
         cos_native, sin_native = self.table(positions)
         self.chunk_dtype = cos_native.dtype
@@ -230,10 +187,10 @@ class _Run:
         # room above the table for the rows the fold keeps from earlier chunks (no concatenation)
         with_history = take((self.history + 1 + shape[0], shape[1]), np.complex128)
         table = with_history[self.history + 1:]
-        spare = take((min(_BLOCK_ROWS, shape[0]), shape[1]))
+        spare = take((min(BLOCK_ROWS, shape[0]), shape[1]))
         # Elementwise work in blocks of rows that stay in cache (every entry is computed as it
         # would be for the whole chunk at once: the same numbers, fewer trips to memory).
-        for rows in _blocks(positions.size):
+        for rows in row_blocks(positions.size):
             self.schedule.reference.cos_sin(positions[rows], out=(exact_cos[rows], exact_sin[rows]))
             scaled_cos, scaled_sin = exact_cos[rows], exact_sin[rows]
             if amplitude != 1.0:
@@ -253,15 +210,15 @@ class _Run:
             error[~finite] = np.inf
             other[~finite] = np.inf
         # the phase error is left to the main thread's fold: it balances the two threads
-        return _Chunk(positions, table, error, finite, cos, sin, exact_cos, exact_sin, other,
+        return Chunk(positions, table, error, finite, cos, sin, exact_cos, exact_sin, other,
                       with_history)
 
-    def _phase(self, chunk: "_Chunk") -> np.ndarray:
+    def _phase(self, chunk: "Chunk") -> np.ndarray:
         """The wrapped phase error (on the main thread: it balances the worker's load), in
         cache-sized blocks of rows."""
         wrapped = self.buffers.take(chunk.cos.shape)
-        scratch = self.buffers.take((min(_BLOCK_ROWS, chunk.cos.shape[0]), chunk.cos.shape[1]))
-        for rows in _blocks(chunk.cos.shape[0]):
+        scratch = self.buffers.take((min(BLOCK_ROWS, chunk.cos.shape[0]), chunk.cos.shape[1]))
+        for rows in row_blocks(chunk.cos.shape[0]):
             phase_error(chunk.cos[rows], chunk.sin[rows], chunk.exact_cos[rows], chunk.exact_sin[rows],
                         scratch=scratch[:rows.stop - rows.start], out=wrapped[rows])
         self.buffers.give(scratch)
@@ -313,7 +270,7 @@ class _Run:
         stops = np.concatenate([cuts, [positions.size]])
         return [(int(index[a]), int(a), int(b)) for a, b in zip(starts, stops)]
 
-    def _fold(self, chunk: "_Chunk"):
+    def _fold(self, chunk: "Chunk"):
         """Fold one measured chunk into the per-band, per-pair accumulators (in position order)."""
         positions, error, finite = chunk.positions, chunk.error, chunk.finite
         wrapped, amp = self._phase(chunk), chunk.amplitude
@@ -322,7 +279,7 @@ class _Run:
         if self.stream.contiguous:
             # Unwrap along consecutive positions so a steady frequency error keeps growing past pi.
             steps = self.buffers.take(delta.shape)
-            delta = _unwrap(delta, self.last_delta, steps)
+            delta = unwrap(delta, self.last_delta, steps)
             if finite is not None:
                 delta[~finite] = 0.0
             self.last_delta = delta[-1:].copy()
@@ -402,7 +359,7 @@ class _Run:
         rows = np.empty((wanted.size, self.pairs), dtype=np.complex128)
         rows[found] = known_table[index[found]]
         if not found.all():
-            rows[~found] = _complex(*self._wide(*self.table(wanted[~found])))
+            rows[~found] = complex_table(*self._wide(*self.table(wanted[~found])))
         return rows
 
     def _scores(self, positions, known_pos, known_table):
@@ -525,92 +482,8 @@ class _Run:
             logits={"logit_error_unit": logits["logit_error_unit"], **logits["method"]})
 
 
-class _Buffers:
-    """Chunk-sized arrays handed back and reused (by the worker and the main thread alike).
-
-    A fresh array of a few MiB comes from mmap and faults in every page on first use, which
-    costs about as much as the arithmetic done on it; reusing a few per shape avoids that.
-    """
-
-    def __init__(self):
-        self.free: dict[tuple, list[np.ndarray]] = {}
-        self.lock = threading.Lock()
-
-    def take(self, shape, dtype=np.float64) -> np.ndarray:
-        key = (tuple(shape), np.dtype(dtype).str)
-        with self.lock:
-            stack = self.free.get(key)
-            if stack:
-                return stack.pop()
-        return np.empty(shape, dtype)
-
-    def give(self, *arrays) -> None:
-        with self.lock:
-            for array in arrays:
-                if array is not None and array.base is None:    # owners only, never views
-                    self.free.setdefault((array.shape, array.dtype.str), []).append(array)
-
-
-@dataclass
-class _Chunk:
-    """One chunk's table and elementwise measurements, shape (positions, pairs)."""
-
-    positions: np.ndarray
-    table: np.ndarray          # cos + i sin, float64 parts
-    error: np.ndarray          # max(|cos - a cos_exact|, |sin - a sin_exact|)
-    finite: np.ndarray | None  # None when every entry is finite
-    cos: np.ndarray            # the table in float64 (non-finite entries zeroed)
-    sin: np.ndarray
-    exact_cos: np.ndarray      # the reference (without the attention factor)
-    exact_sin: np.ndarray
-    amplitude: np.ndarray      # |sqrt(cos**2 + sin**2) - the exact amplitude|
-    with_history: np.ndarray   # ``table`` with free rows above it for the kept history
-
-
-class _Done:
-    """An already computed result with a future's ``result()``."""
-
-    def __init__(self, value):
-        self.value = value
-
-    def result(self):
-        return self.value
-
-
-def _blocks(count: int):
-    """Slices of ``_BLOCK_ROWS`` rows covering ``0..count-1``."""
-    return [slice(start, min(start + _BLOCK_ROWS, count)) for start in range(0, count, _BLOCK_ROWS)]
-
-
-def _unwrap(delta: np.ndarray, previous: np.ndarray | None, steps: np.ndarray | None = None) -> np.ndarray:
-    """Undo 2*pi jumps along the positions (axis 0), continuing from the previous chunk's last row.
-
-    Returns ``delta`` itself when nothing jumps (the usual case: subtracting zero turns would
-    give the same numbers), a new array otherwise. ``steps`` (same shape) saves an allocation.
-    """
-    head = delta[:1] if previous is None else previous   # previous is already unwrapped
-    steps = np.empty_like(delta) if steps is None else steps
-    np.subtract(delta[:1], head, out=steps[:1])
-    np.subtract(delta[1:], delta[:-1], out=steps[1:])
-    if steps.size and max(steps.max(), -steps.min()) <= 3.0:
-        return delta       # every step rounds to zero turns (3 / 2pi < 1/2): nothing to undo
-    steps *= 1 / (2 * np.pi)
-    np.rint(steps, out=steps)
-    if not steps.any():
-        return delta
-    np.cumsum(steps, axis=0, out=steps)
-    steps *= 2 * np.pi
-    return delta - steps
-
-
 def _correct_bits(max_abs_error: float) -> float | None:
     """``-log2(max |err|)``: how many leading bits of cos/sin are right (None: no error at all)."""
     if max_abs_error == 0:
         return None
     return float(-np.log2(max_abs_error))
-
-
-def _complex(cos: np.ndarray, sin: np.ndarray) -> np.ndarray:
-    table = np.empty(cos.shape, dtype=np.complex128)
-    table.real, table.imag = cos, sin
-    return table

@@ -179,7 +179,7 @@ class Reference:
         """``p*omega`` reduced to ``[-pi, pi)`` as a double-double ``(high, low)``, each (n, pairs)."""
         positions = self._checked(positions)
         high, low = (np.empty((positions.size, self.pairs)) for _ in range(2))
-        for rows in _row_blocks(positions.size):
+        for rows in row_blocks(positions.size):
             block_high, block_low = self._reduce(positions[rows], _workspace(self.pairs))
             high[rows], low[rows] = block_high, block_low
         return high, low
@@ -195,7 +195,7 @@ class Reference:
         cos, sin = out if out is not None else (np.empty(shape), np.empty(shape))
         angle = np.empty(shape) if out is None else None
         work = _workspace(self.pairs)
-        for rows in _row_blocks(positions.size):
+        for rows in row_blocks(positions.size):
             high, low = self._reduce(positions[rows], work)
             block_cos, block_sin = work("cos", rows), sin[rows]
             np.cos(high, out=block_cos)
@@ -217,7 +217,7 @@ class Reference:
         return positions
 
     def _reduce(self, positions: np.ndarray, work) -> tuple[np.ndarray, np.ndarray]:
-        """``reduced_angle`` of at most ``_BLOCK_ROWS`` positions, in the workspace's buffers
+        """``reduced_angle`` of at most ``BLOCK_ROWS`` positions, in the workspace's buffers
         (valid until this thread's next call): no fresh arrays, so no page faults per call."""
         rows = slice(0, positions.size)
         column = positions[:, None]
@@ -288,12 +288,13 @@ class Reference:
                            precision_bits=_WORKING_PREC)
 
 
-_BLOCK_ROWS = 1024     # positions per block: 1024 x 64 float64 = 512 KiB buffers, in cache
+BLOCK_ROWS = 1024     # positions per block: 1024 x 64 float64 = 512 KiB buffers, in cache
 _WORKSPACES = threading.local()
 
 
-def _row_blocks(count: int) -> list[slice]:
-    return [slice(start, min(start + _BLOCK_ROWS, count)) for start in range(0, count, _BLOCK_ROWS)]
+def row_blocks(count: int) -> list[slice]:
+    """Slices of ``BLOCK_ROWS`` rows covering ``0..count-1`` (the unit of cache-sized work)."""
+    return [slice(start, min(start + BLOCK_ROWS, count)) for start in range(0, count, BLOCK_ROWS)]
 
 
 def _workspace(pairs: int):
@@ -308,7 +309,7 @@ def _workspace(pairs: int):
     def work(name: str, rows: slice, dtype=np.float64) -> np.ndarray:
         key = (name, pairs, np.dtype(dtype).str)
         if key not in buffers:
-            buffers[key] = np.empty((_BLOCK_ROWS, pairs), dtype=dtype)
+            buffers[key] = np.empty((BLOCK_ROWS, pairs), dtype=dtype)
         return buffers[key][:rows.stop - rows.start]
     return work
 
