@@ -120,3 +120,19 @@ def test_unsupported_schedules_are_one_line_usage_errors(name):
         "rope_type": "yarn", "factor": 4, "original_max_position_embeddings": 4096})
     with pytest.raises(UsageError, match=f"{name} has .* RoPE only, not 'yarn'"):
         real_impl(name, yarn)
+
+
+@pytest.mark.parametrize("name, whole_head_only", [("torchtune", True), ("keras-hub", True),
+                                                    ("rotary-embedding-torch", False), ("timm", False)])
+def test_partial_rotary_is_refused_only_by_libraries_that_rotate_the_whole_head(name, whole_head_only):
+    require_library({"torchtune": "torchtune", "rotary-embedding-torch": "rotary_embedding_torch",
+                     "keras-hub": "keras_hub", "timm": "timm"}[name])
+    from symrope.audit._real import real_impl
+
+    partial = RopeConfig.from_options(head_dim=64, theta=10000, partial_rotary_factor=0.5)
+    if whole_head_only:
+        with pytest.raises(UsageError, match=f"{name} rotates the whole head: partial rotary "
+                                             r"\(rotary_dim 32 of 64\)"):
+            real_impl(name, partial)
+    else:
+        assert real_impl(name, partial).rope_config.rotary_dim == 32

@@ -7,9 +7,11 @@ import json
 import numpy as np
 import pytest
 
-from symrope.audit._survey import DENSE, PER_BAND, TAIL, sample_positions
+from symrope.audit._survey import (DENSE, DTYPES, PER_BAND, TAIL, _survey_impl, sample_positions,
+                                   survey)
 from symrope.cli._survey import main
 from symrope.errors import UsageError
+from symrope.schedules import RopeConfig
 
 
 def test_sample_is_dense_then_per_band_tail_and_random():
@@ -44,6 +46,34 @@ def test_survey_table_says_what_is_sampled(capsys):
     assert main(["--impls", "fp64-angle", "--max-position", "9000", "--workers", "1"]) == 0
     out = capsys.readouterr().out
     assert "all below 8192" in out and "exp(-4096 f)" in out and "none needed" in out
+
+
+def test_each_row_reports_its_positions_from_the_worker():
+    config = RopeConfig.from_options(head_dim=32, theta=10000)
+    positions = sample_positions(20000)
+    heard = []
+    rows = _survey_impl("hf", config, positions, 2.0**-8, 0, lambda *update: heard.append(update))
+    assert [row["dtype"] for row in rows] == list(DTYPES)
+    for dtype in DTYPES:
+        counts = [count for name, row_dtype, count in heard if (name, row_dtype) == ("hf", dtype)]
+        assert counts[-1] is None                               # the row says it is finished
+        assert sum(counts[:-1]) == positions.size and len(counts) > 2   # chunk by chunk
+
+
+def test_progress_is_one_bar_per_row_on_stderr_from_the_worker_processes(capsys):
+    config = RopeConfig.from_options(head_dim=32, theta=10000)
+    # 21 rows: more than tqdm's fallback screen height (20), below which it would hide bars
+    names = ["hf", "fp64-angle", "meta", "vllm", "llamacpp", "neox-fp16", "bf16-positions"]
+    rows = survey(names, config, 9000, workers=2, progress=True)
+    captured = capsys.readouterr()
+    assert captured.out == "" and len(rows) == 21
+    for name in names:
+        for dtype in DTYPES:
+            assert f"{name} {dtype}" in captured.err
+    assert captured.err.count("100%") >= 21 and "more hidden" not in captured.err
+    # and silence without progress (the JSON path): nothing at all on stderr
+    survey(names[:2], config, 9000, workers=2, progress=False)
+    assert capsys.readouterr().err == ""
 
 
 @pytest.mark.parametrize("argv, fragment", [

@@ -10,15 +10,15 @@ from __future__ import annotations
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
-from typing import Iterator
+from typing import Any
 
 import numpy as np
 
-from symrope.audit._metrics import (amplitude_error, log_bands, phase_error,
-                                    random_query_key_weights, rotary_scores)
-from symrope.audit._models import dtype_name
-from symrope.audit._reference import MAX_POSITION, check_positions
+from symrope.audit._chunks import Buffers, Chunk, Done, PositionStream, complex_table, unwrap
+from symrope.audit._metrics import (amplitude_error, phase_error, random_query_key_weights,
+                                    rotary_scores)
+from symrope.audit._models import ImplModel, dtype_name
+from symrope.audit._reference import BLOCK_ROWS, row_blocks
 from symrope.audit._user import check_finite
 from symrope.audit._results import (AuditOptions, AuditResult, BandSummary, ExactSchedule,
                                     Implementation, as_implementation, exact_schedule)
@@ -32,7 +32,8 @@ __all__ = ["AuditOptions", "AuditResult", "BandSummary", "ExactSchedule", "Imple
            "as_implementation", "audit", "exact_schedule"]
 
 
-def audit(target, config: RopeConfig, options: AuditOptions | None = None,
+def audit(target: "str | ImplModel | Implementation | Any", config: RopeConfig,
+          options: AuditOptions | None = None,
           schedule: ExactSchedule | None = None) -> AuditResult:
     """Audit one implementation's rotary table against the exact schedule.
 
@@ -62,50 +63,9 @@ def audit(target, config: RopeConfig, options: AuditOptions | None = None,
     options = options or AuditOptions()
     impl = as_implementation(target)
     schedule = schedule or exact_schedule(config, options.seq_len)
-    stream = _PositionStream(options)
+    stream = PositionStream(options)
     run = _Run(impl, config, options, schedule, stream)
     return run.execute()
-
-
-class _PositionStream:
-    """Ascending chunks of the audited positions (a range, or a sorted list)."""
-
-    def __init__(self, options: AuditOptions):
-        self.chunk = max(int(options.chunk), 64)
-        if options.positions is not None:
-            positions = np.unique(check_positions(options.positions))
-            if positions.size == 0:
-                raise UsageError("no positions to audit")
-            self.explicit = positions
-            self.max_position = int(positions[-1])
-            self.count = int(positions.size)
-            self.contiguous = bool(positions[0] == 0 and positions[-1] == positions.size - 1)
-        else:
-            top = options.max_position
-            if isinstance(top, bool) or not isinstance(top, (int, np.integer)) or top < 0:
-                raise UsageError(f"max position must be a non-negative integer, got {top!r}")
-            if top > MAX_POSITION:
-                raise UsageError(f"max position {top} exceeds the largest supported {MAX_POSITION}")
-            self.explicit = None
-            self.max_position = int(top)
-            self.count = self.max_position + 1
-            self.contiguous = True
-
-    def __iter__(self) -> Iterator[np.ndarray]:
-        if self.explicit is not None:
-            for start in range(0, self.count, self.chunk):
-                yield self.explicit[start:start + self.chunk]
-            return
-        for start in range(0, self.count, self.chunk):
-            yield np.arange(start, min(start + self.chunk, self.count), dtype=np.int64)
-
-    def band_edges(self) -> list[tuple[int, int]]:
-        bands = log_bands(self.max_position)
-        if self.explicit is None:
-            return bands
-        counts = np.searchsorted(self.explicit, [hi + 1 for _, hi in bands]) - \
-            np.searchsorted(self.explicit, [lo for lo, _ in bands])
-        return [band for band, count in zip(bands, counts) if count > 0]
 
 
 def _fine_edges(max_position: int) -> np.ndarray:
@@ -152,6 +112,7 @@ class _Run:
         # tolerance: it ends at the first failure or at the first position not audited.
         self.prefix_end = 0
         self.native_dtype = None
+        self.buffers = Buffers()
 
     # --- the implementation, checked ------------------------------------------------------------
     def table(self, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -205,55 +166,94 @@ class _Run:
                 ahead = worker.submit(self._prepare, positions) if self.stream.contiguous else None
                 if pending is not None:
                     keep_pos, keep_table = self._consume(pending, keep_pos, keep_table, bar)
-                pending = ahead if ahead is not None else _Done(self._prepare(positions))
+                pending = ahead if ahead is not None else Done(self._prepare(positions))
             if pending is not None:
                 keep_pos, keep_table = self._consume(pending, keep_pos, keep_table, bar)
         return self._finish(time.perf_counter() - started)
 
-    def _prepare(self, positions) -> "_Chunk":
+    def _prepare(self, positions) -> "Chunk":
         """Everything elementwise about one chunk (runs on the worker thread, ahead of the fold)."""
         cos_native, sin_native = self.table(positions)
         self.chunk_dtype = cos_native.dtype
-        cos, sin = self._wide(cos_native, sin_native)
-        exact_cos, exact_sin, _ = self.schedule.reference.cos_sin(positions)
+        take, shape = self.buffers.take, cos_native.shape
+        cos, sin = self._widen_into(cos_native, take(shape)), self._widen_into(sin_native, take(shape))
         amplitude = self.schedule.amplitude
         finite = None
         if not (np.isfinite(cos).all() and np.isfinite(sin).all()):
             finite = np.isfinite(cos) & np.isfinite(sin)
-            cos, sin = np.where(finite, cos, 0.0), np.where(finite, sin, 0.0)
-        if amplitude == 1.0:
-            scaled_cos, scaled_sin = exact_cos, exact_sin
-        else:
-            scaled_cos, scaled_sin = exact_cos * amplitude, exact_sin * amplitude
-        # in place: these chunks are the audit's inner loop
-        error = np.subtract(cos, scaled_cos)
-        np.abs(error, out=error)
-        other = np.subtract(sin, scaled_sin)
-        np.abs(other, out=other)
-        np.maximum(error, other, out=error)
+            np.copyto(cos, 0.0, where=~finite)
+            np.copyto(sin, 0.0, where=~finite)
+        exact_cos, exact_sin, error, other = (take(shape) for _ in range(4))
+        # room above the table for the rows the fold keeps from earlier chunks (no concatenation)
+        with_history = take((self.history + 1 + shape[0], shape[1]), np.complex128)
+        table = with_history[self.history + 1:]
+        spare = take((min(BLOCK_ROWS, shape[0]), shape[1]))
+        # Elementwise work in blocks of rows that stay in cache (every entry is computed as it
+        # would be for the whole chunk at once: the same numbers, fewer trips to memory).
+        for rows in row_blocks(positions.size):
+            self.schedule.reference.cos_sin(positions[rows], out=(exact_cos[rows], exact_sin[rows]))
+            scaled_cos, scaled_sin = exact_cos[rows], exact_sin[rows]
+            if amplitude != 1.0:
+                scaled_cos, scaled_sin = scaled_cos * amplitude, scaled_sin * amplitude
+            block_error, block_other = error[rows], other[rows]
+            np.subtract(cos[rows], scaled_cos, out=block_error)
+            np.abs(block_error, out=block_error)
+            np.subtract(sin[rows], scaled_sin, out=block_other)
+            np.abs(block_other, out=block_other)
+            np.maximum(block_error, block_other, out=block_error)
+            table[rows].real, table[rows].imag = cos[rows], sin[rows]
+            # the amplitude error, into ``other`` (free again): this balances the two threads
+            amplitude_error(cos[rows], sin[rows], amplitude, scratch=spare[:rows.stop - rows.start],
+                            out=block_other)
+        self.buffers.give(spare)
         if finite is not None:
             error[~finite] = np.inf
+            other[~finite] = np.inf
         # the phase error is left to the main thread's fold: it balances the two threads
-        return _Chunk(positions, _complex(cos, sin), error, finite, cos, sin,
-                      exact_cos, exact_sin, other)
+        return Chunk(positions, table, error, finite, cos, sin, exact_cos, exact_sin, other,
+                      with_history)
 
-    def _amplitude(self, chunk: "_Chunk") -> np.ndarray:
-        """The amplitude error (on the main thread: it balances the worker's load)."""
-        amp = amplitude_error(chunk.cos, chunk.sin, self.schedule.amplitude)
+    def _phase(self, chunk: "Chunk") -> np.ndarray:
+        """The wrapped phase error (on the main thread: it balances the worker's load), in
+        cache-sized blocks of rows."""
+        wrapped = self.buffers.take(chunk.cos.shape)
+        scratch = self.buffers.take((min(BLOCK_ROWS, chunk.cos.shape[0]), chunk.cos.shape[1]))
+        for rows in row_blocks(chunk.cos.shape[0]):
+            phase_error(chunk.cos[rows], chunk.sin[rows], chunk.exact_cos[rows], chunk.exact_sin[rows],
+                        scratch=scratch[:rows.stop - rows.start], out=wrapped[rows])
+        self.buffers.give(scratch)
         if chunk.finite is not None:
-            amp[~chunk.finite] = np.inf
-        return amp
+            wrapped[~chunk.finite] = 0.0
+        return wrapped
 
     def _consume(self, pending, keep_pos, keep_table, bar):
         chunk = pending.result()
         positions = chunk.positions
         known_pos = np.concatenate([keep_pos, positions])
-        known_table = np.concatenate([keep_table, chunk.table])
+        known_table = chunk.with_history[chunk.with_history.shape[0] - known_pos.size:]
+        known_table[:keep_pos.size] = keep_table
         self._fold(chunk)
         self._scores(positions, known_pos, known_table)
         keep = known_pos >= positions[-1] - self.history
         bar.update(positions.size)
-        return known_pos[keep], known_table[keep]
+        if self.options.on_progress is not None:
+            self.options.on_progress(int(positions.size))
+        keep_pos, keep_table = known_pos[keep], known_table[keep]      # copies
+        self.buffers.give(chunk.cos, chunk.sin, chunk.exact_cos, chunk.exact_sin, chunk.error,
+                          chunk.amplitude, chunk.with_history)
+        return keep_pos, keep_table
+
+    def _widen_into(self, narrow: np.ndarray, wide: np.ndarray) -> np.ndarray:
+        """``narrow`` converted exactly into the float64 buffer ``wide`` (bf16 through float32:
+        bf16 -> float64 directly is slow in ml_dtypes; through float32 it is exact and fast)."""
+        if narrow.dtype.itemsize >= 4:
+            np.copyto(wide, narrow, casting="unsafe")
+            return wide
+        middle = self.buffers.take(narrow.shape, np.float32)
+        np.copyto(middle, narrow, casting="unsafe")
+        np.copyto(wide, middle)
+        self.buffers.give(middle)
+        return wide
 
     @staticmethod
     def _wide(cos, sin):
@@ -270,20 +270,19 @@ class _Run:
         stops = np.concatenate([cuts, [positions.size]])
         return [(int(index[a]), int(a), int(b)) for a, b in zip(starts, stops)]
 
-    def _fold(self, chunk: "_Chunk"):
+    def _fold(self, chunk: "Chunk"):
         """Fold one measured chunk into the per-band, per-pair accumulators (in position order)."""
         positions, error, finite = chunk.positions, chunk.error, chunk.finite
-        wrapped = phase_error(chunk.cos, chunk.sin, chunk.exact_cos, chunk.exact_sin, scratch=chunk.scratch)
-        if finite is not None:
-            wrapped[~finite] = 0.0
-        amp = self._amplitude(chunk)
+        wrapped, amp = self._phase(chunk), chunk.amplitude
         delta = wrapped
+        steps = None
         if self.stream.contiguous:
             # Unwrap along consecutive positions so a steady frequency error keeps growing past pi.
-            delta = _unwrap(delta, self.last_delta)
+            steps = self.buffers.take(delta.shape)
+            delta = unwrap(delta, self.last_delta, steps)
             if finite is not None:
                 delta[~finite] = 0.0
-            self.last_delta = delta[-1:]
+            self.last_delta = delta[-1:].copy()
         p = positions.astype(np.float64)
         if finite is None:
             weight, squares = None, (p * p)[:, None]
@@ -296,18 +295,20 @@ class _Run:
             # drift does not leave a cancellation floor (~1e-8 of the drift) in the residual.
             total = np.broadcast_to(squares, delta.shape).sum(axis=0)
             self.provisional_slope = (p * delta).sum(axis=0) / np.maximum(total, 1e-300)
-        delta = delta - self.provisional_slope * p
+        residual = np.multiply(self.provisional_slope, p, out=self.buffers.take(delta.shape))
+        delta = np.subtract(delta, residual, out=residual)
         if weight is not None:
             delta *= weight
-        moment_pd = p * delta
-        magnitude = np.abs(wrapped)
+        positions_column = p[:, 0]
+        magnitude = np.abs(wrapped, out=self.buffers.take(wrapped.shape))
         for band, start, stop in self._segments(positions):
             rows = slice(start, stop)
             np.maximum(self.max_abs[band], error[rows].max(axis=0), out=self.max_abs[band])
             np.maximum(self.max_phase[band], magnitude[rows].max(axis=0), out=self.max_phase[band])
             np.maximum(self.max_amp[band], amp[rows].max(axis=0), out=self.max_amp[band])
             self.s_pp[band] += squares[rows].sum(axis=0)
-            self.s_pd[band] += moment_pd[rows].sum(axis=0)
+            # p * delta summed down the rows, without the product array (the same sums)
+            self.s_pd[band] += np.einsum("i,ij->j", positions_column[rows], delta[rows])
             self.s_dd[band] += np.einsum("ij,ij->j", delta[rows], delta[rows])
             self.s_ww[band] += np.einsum("ij,ij->j", wrapped[rows], wrapped[rows])
             self.n_valid[band] += (stop - start) if weight is None else weight[rows].sum(axis=0)
@@ -323,6 +324,7 @@ class _Run:
         self._fine_max(positions, "max_abs_error", per_position)
         self._fine_max(positions, "max_phase_error", magnitude.max(axis=1))
         self._fine_max(positions, "amplitude_error", amp.max(axis=1))
+        self.buffers.give(wrapped, residual, magnitude, steps)
 
     def _extend_prefix(self, positions):
         """Advance the audited-and-safe prefix 0..prefix_end-1 through this (ascending) chunk."""
@@ -357,7 +359,7 @@ class _Run:
         rows = np.empty((wanted.size, self.pairs), dtype=np.complex128)
         rows[found] = known_table[index[found]]
         if not found.all():
-            rows[~found] = _complex(*self._wide(*self.table(wanted[~found])))
+            rows[~found] = complex_table(*self._wide(*self.table(wanted[~found])))
         return rows
 
     def _scores(self, positions, known_pos, known_table):
@@ -387,9 +389,22 @@ class _Run:
         """What attention sees, on a seeded sample per band (``_logits.py``)."""
         from symrope.audit._logits import measure_logits
 
-        return measure_logits(self.impl, self.config, self.schedule, self._reported_dtype(),
-                              self.bands, seed=self.options.seed, per_band=self.options.logit_keys,
-                              vectors=self.options.vectors)
+        dtype = self._reported_dtype()
+        logits = measure_logits(self.impl, self.config, self.schedule, dtype, self.bands,
+                                seed=self.options.seed, per_band=self.options.logit_keys,
+                                vectors=self.options.vectors)
+        reference = self.impl.phase_reference() if self.impl.phase_reference else None
+        if reference is not None and self.impl.rotate is not None:
+            from symrope.audit._outputs import output_mismatch, seeded_vectors
+
+            vectors = seeded_vectors(self.options.vectors, self.config.head_dim, dtype, self.options.seed)
+            found = output_mismatch(self.impl.rotate, reference.rotate, [hi for _, hi in self.bands],
+                                    vectors, dtype)
+            found["against"] = ("the same module without the knobs (float32 phase), both through "
+                                "the library's apply function; outputs compared bit for bit; "
+                                "seeded standard normal q rounded to the dtype")
+            logits["method"]["output_mismatch"] = found
+        return logits
 
     def _reported_dtype(self) -> str:
         if self.native_dtype is None or self.impl.scaled_table:
@@ -467,50 +482,8 @@ class _Run:
             logits={"logit_error_unit": logits["logit_error_unit"], **logits["method"]})
 
 
-@dataclass
-class _Chunk:
-    """One chunk's table and elementwise measurements, shape (positions, pairs)."""
-
-    positions: np.ndarray
-    table: np.ndarray          # cos + i sin, float64 parts
-    error: np.ndarray          # max(|cos - a cos_exact|, |sin - a sin_exact|)
-    finite: np.ndarray | None  # None when every entry is finite
-    cos: np.ndarray            # the table in float64 (non-finite entries zeroed)
-    sin: np.ndarray
-    exact_cos: np.ndarray      # the reference (without the attention factor)
-    exact_sin: np.ndarray
-    scratch: np.ndarray        # a free buffer of the same shape
-
-
-class _Done:
-    """An already computed result with a future's ``result()``."""
-
-    def __init__(self, value):
-        self.value = value
-
-    def result(self):
-        return self.value
-
-
-def _unwrap(delta: np.ndarray, previous: np.ndarray | None) -> np.ndarray:
-    """Undo 2*pi jumps along the positions (axis 0), continuing from the previous chunk's last row."""
-    head = delta[:1] if previous is None else previous   # previous is already unwrapped
-    steps = np.diff(delta, axis=0, prepend=head)
-    steps *= 1 / (2 * np.pi)
-    np.rint(steps, out=steps)
-    np.cumsum(steps, axis=0, out=steps)
-    steps *= 2 * np.pi
-    return delta - steps
-
-
 def _correct_bits(max_abs_error: float) -> float | None:
     """``-log2(max |err|)``: how many leading bits of cos/sin are right (None: no error at all)."""
     if max_abs_error == 0:
         return None
     return float(-np.log2(max_abs_error))
-
-
-def _complex(cos: np.ndarray, sin: np.ndarray) -> np.ndarray:
-    table = np.empty(cos.shape, dtype=np.complex128)
-    table.real, table.imag = cos, sin
-    return table

@@ -122,6 +122,7 @@ class HFTransformersImpl(RealImpl):
                 raise UsageError(f"{flag} takes bf16 or fp16, got {value}")
         self.tf32 = bool(tf32)
         self.fixed = bool(fixed)
+        self._transformers = transformers
         self.modeling = importlib.import_module(rotary_class.__module__)
         self.module = self._new_module()
         knobs = [f"module.to(torch.{TORCH_DTYPE_NAMES[self.cast_module]})"] if self.cast_module else []
@@ -144,6 +145,14 @@ class HFTransformersImpl(RealImpl):
 
     def __repr__(self) -> str:
         return f"<HFTransformersImpl {self._rotary_class.__name__}>"
+
+    def phase_reference(self) -> "HFTransformersImpl | None":
+        """The same module as built, without the knobs: its phase is float32 from a float32
+        ``inv_freq`` (what a field report's "float32-phase reference" is). None without knobs."""
+        if not (self.cast_module or self.autocast or self.tf32):
+            return None
+        return HFTransformersImpl(self._config_object, self._rotary_class, self._transformers,
+                                  layer_type=self._layer_type, fixed=self.fixed)
 
     def explanation(self, dtype: str) -> str:
         if self.fixed:

@@ -140,12 +140,13 @@ def bits_of_error(computed: np.ndarray, exact: np.ndarray) -> np.ndarray:
 
 
 def phase_error(cos: np.ndarray, sin: np.ndarray, exact_cos: np.ndarray,
-                exact_sin: np.ndarray, scratch: np.ndarray | None = None) -> np.ndarray:
+                exact_sin: np.ndarray, scratch: np.ndarray | None = None,
+                out: np.ndarray | None = None) -> np.ndarray:
     """The table's angle minus the exact angle, in (-pi, pi]: ``atan2`` of the table rotated back.
 
     Rotating the table entry by the exact angle's inverse and taking its argument gives the
     phase difference directly, without forming (and losing digits of) large angles.
-    ``scratch`` (same shape, float64) saves an allocation.
+    ``scratch`` (same shape, float64) saves an allocation; ``out`` receives the result.
 
     Examples
     ========
@@ -155,15 +156,18 @@ def phase_error(cos: np.ndarray, sin: np.ndarray, exact_cos: np.ndarray,
     >>> round(float(error[0]), 12)
     0.001
     """
-    cross = np.multiply(sin, exact_cos)
+    cross = np.multiply(sin, exact_cos, out=out)
     cross -= np.multiply(cos, exact_sin, out=scratch)
     dot = np.multiply(cos, exact_cos)
     dot += np.multiply(sin, exact_sin, out=scratch)
     return np.arctan2(cross, dot, out=cross)
 
 
-def amplitude_error(cos: np.ndarray, sin: np.ndarray, amplitude: float = 1.0) -> np.ndarray:
-    """``|hypot(cos, sin) - amplitude|``: the cast/scale error, blind to the angle (DESIGN 4c).
+def amplitude_error(cos: np.ndarray, sin: np.ndarray, amplitude: float = 1.0,
+                    scratch: np.ndarray | None = None, out: np.ndarray | None = None) -> np.ndarray:
+    """``|sqrt(cos**2 + sin**2) - amplitude|``: the cast/scale error, blind to the angle (DESIGN 4c).
+
+    ``scratch`` (same shape, float64) saves an allocation; ``out`` receives the result.
 
     Examples
     ========
@@ -171,7 +175,12 @@ def amplitude_error(cos: np.ndarray, sin: np.ndarray, amplitude: float = 1.0) ->
     >>> float(amplitude_error(np.array([0.6]), np.array([0.8]), 1.0)[0]) < 1e-15
     True
     """
-    return np.abs(np.sqrt(cos * cos + sin * sin) - amplitude)
+    # in place, the same operations as np.abs(np.sqrt(cos * cos + sin * sin) - amplitude)
+    result = np.multiply(cos, cos, out=out)
+    result += np.multiply(sin, sin, out=scratch)
+    np.sqrt(result, out=result)
+    result -= amplitude
+    return np.abs(result, out=result)
 
 
 def random_query_key_weights(pairs: int, count: int, seed: int) -> np.ndarray:
@@ -208,14 +217,25 @@ def rotary_scores(first: np.ndarray, second: np.ndarray, weights: np.ndarray) ->
     >>> bool(np.allclose(rotary_scores(first, second, w)[0], exact))
     True
     """
-    product = np.empty(np.broadcast_shapes(first.shape, second.shape), dtype=np.complex128)
-    np.conjugate(first, out=product)      # into one fresh buffer: no temporary per step
-    product *= second
-    # Re(product @ weights) as two real contractions in numpy's own loops: a BLAS zgemm of this
-    # skinny shape costs twice the CPU (OpenBLAS threads spin against the audit's own threads).
-    real = np.einsum("ij,jk->ik", product.real, weights.real, optimize=False)
-    real -= np.einsum("ij,jk->ik", product.imag, weights.imag, optimize=False)
-    return real
+    rows, pairs = np.broadcast_shapes(first.shape, second.shape)
+    first, second = np.broadcast_to(first, (rows, pairs)), np.broadcast_to(second, (rows, pairs))
+    scores = np.empty((rows, weights.shape[1]))
+    product = np.empty((min(rows, _SCORE_BLOCK), pairs), dtype=np.complex128)
+    # Rows are independent: blocks of rows keep the product in cache (the same numbers).
+    for start in range(0, rows, _SCORE_BLOCK):
+        stop = min(start + _SCORE_BLOCK, rows)
+        block = product[:stop - start]
+        np.conjugate(first[start:stop], out=block)      # into one buffer: no temporary per step
+        block *= second[start:stop]
+        # Re(product @ weights) as two real contractions in numpy's own loops: a BLAS zgemm of
+        # this skinny shape costs twice the CPU (OpenBLAS threads spin against the audit's own
+        # threads), and einsum sums over the pairs in order (the audit's numbers depend on it).
+        real = np.einsum("ij,jk->ik", block.real, weights.real, optimize=False, out=scores[start:stop])
+        real -= np.einsum("ij,jk->ik", block.imag, weights.imag, optimize=False)
+    return scores
+
+
+_SCORE_BLOCK = 1024   # rows of the complex product per block (1 MiB)
 
 
 def log_bands(max_position: int, first: int = 1024) -> list[tuple[int, int]]:

@@ -163,8 +163,14 @@ def _autocast_explanation(dtype: str) -> str:
 
 def _cos_sin_fp32(angle32: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """A correctly rounded float32 cos/sin of a float32 angle (the step a kernel does in fp32)."""
-    wide = angle32.astype(np.float64)
-    return np.cos(wide).astype(np.float32), np.sin(wide).astype(np.float32)
+    cos, sin = np.empty(angle32.shape, np.float32), np.empty(angle32.shape, np.float32)
+    flat, flat_cos, flat_sin = angle32.reshape(-1), cos.reshape(-1), sin.reshape(-1)
+    step = 1 << 16     # elements per block: the float64 temporaries stay in cache
+    for start in range(0, flat.size, step):
+        wide = flat[start:start + step].astype(np.float64)
+        flat_cos[start:start + step] = np.cos(wide)
+        flat_sin[start:start + step] = np.sin(wide)
+    return cos, sin
 
 
 def _scale(values: np.ndarray, factor: float) -> np.ndarray:

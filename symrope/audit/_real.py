@@ -59,13 +59,25 @@ class RealImpl:
     user_supplied = False
     pairing = "rotate_half"
     fix_target = None
+    rope_types: tuple[str, ...] | None = None   # the rope types the library expresses (None: any)
+    partial_rotary = True                       # False: it rotates the whole head only
 
     def __init__(self, rope_config: RopeConfig):
+        self._check_expressible(rope_config)
         self.torch = import_library("torch", self.name)
         self.rope_config = rope_config
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name}>"
+
+    def _check_expressible(self, config: RopeConfig) -> None:
+        """UsageError when the library cannot express ``config`` (before anything is imported)."""
+        if self.rope_types is not None and config.rope_type not in self.rope_types:
+            raise UsageError(f"{self.name} has {', '.join(self.rope_types)} RoPE only, not "
+                             f"{config.rope_type!r}")
+        if not self.partial_rotary and config.rotary_dim != config.head_dim:
+            raise UsageError(f"{self.name} rotates the whole head: partial rotary (rotary_dim "
+                             f"{config.rotary_dim} of {config.head_dim}) is not expressible")
 
     def explanation(self, dtype: str) -> str:  # overridden per library
         return ""

@@ -22,14 +22,6 @@ def _runs(positions: np.ndarray):
     return [(a, b, int(positions[a])) for a, b in zip(starts, stops)]
 
 
-def _only(config: RopeConfig, name: str, rope_types: tuple[str, ...], partial: bool = False) -> None:
-    if config.rope_type not in rope_types:
-        raise UsageError(f"{name} has {', '.join(rope_types)} RoPE only, not {config.rope_type!r}")
-    if not partial and config.rotary_dim != config.head_dim:
-        raise UsageError(f"{name} rotates the whole head: partial rotary (rotary_dim "
-                         f"{config.rotary_dim} of {config.head_dim}) is not expressible")
-
-
 def _theta(config: RopeConfig):
     theta = float(config.theta)
     return int(theta) if theta.is_integer() else theta   # as the libraries' own defaults are typed
@@ -42,12 +34,13 @@ class TorchtuneImpl(RealImpl):
 
     name = "torchtune"
     pairing = "interleaved"
+    rope_types = ("default", "llama3")
+    partial_rotary = False
     fix_target = ("torchtune.modules.RotaryPositionalEmbeddings.build_rope_cache: compute "
                   "idx_theta = outer(arange, theta) in float64 (theta from base in float64), "
                   "then cache = stack(cos, sin).float()")
 
     def __init__(self, config: RopeConfig):
-        _only(config, self.name, ("default", "llama3"))
         super().__init__(config)
         if config.rope_type == "llama3":
             module = import_library("torchtune.models.llama3_1", self.name)
@@ -92,11 +85,11 @@ class RotaryEmbeddingTorchImpl(RealImpl):
 
     name = "rotary-embedding-torch"
     pairing = "interleaved"
+    rope_types = ("default", "linear")
     fix_target = ("rotary_embedding_torch.RotaryEmbedding.forward: einsum of t.double() and "
                   "freqs.double() (freqs from theta in float64), then apply_rotary_emb")
 
     def __init__(self, config: RopeConfig, **options):
-        _only(config, self.name, ("default", "linear"), partial=True)
         super().__init__(config)
         self.library = import_library("rotary_embedding_torch", self.name)
         factor = float(config.params.get("factor", 1.0)) if config.rope_type == "linear" else 1.0
@@ -219,12 +212,13 @@ class KerasHubImpl(RealImpl):
 
     name = "keras-hub"
     pairing = "rotate_half"
+    rope_types = ("default", "linear")
+    partial_rotary = False
     fix_target = ("keras_hub.layers.RotaryEmbedding._compute_cos_sin_embedding: einsum of "
                   "float64 positions and inverse_freq, cos/sin in float64, then cast to the "
                   "compute dtype")
 
     def __init__(self, config: RopeConfig):
-        _only(config, self.name, ("default", "linear"))
         super().__init__(config)
         keras_hub = import_library("keras_hub", self.name)
         self._layer_class = keras_hub.layers.RotaryEmbedding
@@ -273,11 +267,11 @@ class TimmImpl(RealImpl):
 
     name = "timm"
     pairing = "interleaved"
+    rope_types = ("default",)
     fix_target = ("timm.layers.pos_embed_sincos.build_fourier_pos_embed: pos = grid * bands in "
                   "float64 (grid and bands as float64), sin/cos in float64, then cast")
 
     def __init__(self, config: RopeConfig):
-        _only(config, self.name, ("default",), partial=True)
         super().__init__(config)
         self.layers = import_library("timm.layers.pos_embed_sincos", self.name)
         timm = import_library("timm", self.name)

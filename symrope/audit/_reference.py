@@ -18,6 +18,7 @@ high part are corrected to first order in the low part.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 
 import mpmath
@@ -176,39 +177,72 @@ class Reference:
 
     def reduced_angle(self, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``p*omega`` reduced to ``[-pi, pi)`` as a double-double ``(high, low)``, each (n, pairs)."""
+        positions = self._checked(positions)
+        high, low = (np.empty((positions.size, self.pairs)) for _ in range(2))
+        for rows in row_blocks(positions.size):
+            block_high, block_low = self._reduce(positions[rows], _workspace(self.pairs))
+            high[rows], low[rows] = block_high, block_low
+        return high, low
+
+    def cos_sin(self, positions: np.ndarray, out: tuple[np.ndarray, np.ndarray] | None = None):
+        """Return ``(cos, sin, angle)``: float64 arrays (n, pairs); ``angle`` is ``p*omega`` reduced mod 2*pi.
+
+        ``out``, a pair of float64 arrays of shape (n, pairs), receives ``cos`` and ``sin``; the
+        angle is then not formed (None is returned in its place).
+        """
+        positions = self._checked(positions)
+        shape = (positions.size, self.pairs)
+        cos, sin = out if out is not None else (np.empty(shape), np.empty(shape))
+        angle = np.empty(shape) if out is None else None
+        work = _workspace(self.pairs)
+        for rows in row_blocks(positions.size):
+            high, low = self._reduce(positions[rows], work)
+            block_cos, block_sin = work("cos", rows), sin[rows]
+            np.cos(high, out=block_cos)
+            np.sin(high, out=block_sin)
+            # cos(a + e) = cos a - e sin a, sin(a + e) = sin a + e cos a; e < 4e-16 so e**2 vanishes.
+            fixed = np.multiply(block_sin, low, out=cos[rows])
+            np.subtract(block_cos, fixed, out=fixed)
+            block_cos *= low
+            block_sin += block_cos
+            if angle is not None:
+                np.add(high, low, out=angle[rows])
+        return cos, sin, angle
+
+    @staticmethod
+    def _checked(positions) -> np.ndarray:
         positions = np.asarray(positions, dtype=np.int64)
         if positions.size and (positions.min() < 0 or positions.max() > MAX_POSITION):
             raise UsageError(f"positions must lie in [0, {MAX_POSITION}]")
+        return positions
+
+    def _reduce(self, positions: np.ndarray, work) -> tuple[np.ndarray, np.ndarray]:
+        """``reduced_angle`` of at most ``BLOCK_ROWS`` positions, in the workspace's buffers
+        (valid until this thread's next call): no fresh arrays, so no page faults per call."""
+        rows = slice(0, positions.size)
         column = positions[:, None]
         # Fixed-point turns: uint64 products wrap modulo 2**64, i.e. modulo one whole turn.
-        turn = column.astype(np.uint64) * self._turn_bits
-        carry = column.astype(np.float64) * self._turn_next     # < 2**53: exact enough to round
-        np.rint(carry, out=carry)
-        turn += carry.astype(np.uint64)
+        turn = np.multiply(column.astype(np.uint64), self._turn_bits, out=work("turn", rows, np.uint64))
+        carry = np.multiply(column.astype(np.float64), self._turn_next, out=work("carry", rows))
+        np.rint(carry, out=carry)                               # < 2**53: exact enough to round
+        whole = work("whole", rows, np.uint64)
+        np.copyto(whole, carry, casting="unsafe")               # exact: an integer below 2**53
+        turn += whole
         signed = turn.view(np.int64)                            # the turn in [-1/2, 1/2) * 2**64
-        top = (signed >> _LOW_BITS).astype(np.float64)          # 26-bit signed integer
-        rest = (signed & np.int64(2**_LOW_BITS - 1)).astype(np.float64)
-        angle = top * self._pi_head                             # exact: 26 x 26 bits
-        small = top * self._pi_tail
+        integer = np.right_shift(signed, _LOW_BITS, out=whole.view(np.int64))   # 26-bit signed
+        top = work("top", rows)
+        np.copyto(top, integer)
+        np.bitwise_and(signed, np.int64(2**_LOW_BITS - 1), out=integer)
+        rest = carry
+        np.copyto(rest, integer)
+        angle = np.multiply(top, self._pi_head, out=work("low", rows))   # exact: 26 x 26 bits
+        small = np.multiply(top, self._pi_tail, out=top)
         rest *= self._pi_low_bits
         small += rest                                           # |small| < 2**-23, error ~2**-76
-        high = angle + small
+        high = np.add(angle, small, out=work("high", rows))
         angle -= high
         angle += small                                          # Fast2Sum: the low part, exact
         return high, angle
-
-    def cos_sin(self, positions: np.ndarray):
-        """Return ``(cos, sin, angle)``: float64 arrays (n, pairs); ``angle`` is ``p*omega`` reduced mod 2*pi."""
-        angle, angle_low = self.reduced_angle(positions)
-        cos = np.cos(angle)
-        sin = np.sin(angle)
-        # cos(a + e) = cos a - e sin a, sin(a + e) = sin a + e cos a; e < 4e-16 so e**2 vanishes.
-        cos_fixed = sin * angle_low
-        np.subtract(cos, cos_fixed, out=cos_fixed)
-        cos *= angle_low
-        sin += cos
-        angle += angle_low
-        return cos_fixed, sin, angle
 
     def certify(self, positions, pairs=None) -> Certificate:
         """Bound this reference's error at ``positions`` x ``pairs`` with mpmath interval arithmetic.
@@ -252,6 +286,32 @@ class Reference:
         return Certificate(max_error=float(mpmath.mpf(worst)), points=len(positions) * len(pairs),
                            max_position=int(positions.max()) if positions.size else 0,
                            precision_bits=_WORKING_PREC)
+
+
+BLOCK_ROWS = 1024     # positions per block: 1024 x 64 float64 = 512 KiB buffers, in cache
+_WORKSPACES = threading.local()
+
+
+def row_blocks(count: int) -> list[slice]:
+    """Slices of ``BLOCK_ROWS`` rows covering ``0..count-1`` (the unit of cache-sized work)."""
+    return [slice(start, min(start + BLOCK_ROWS, count)) for start in range(0, count, BLOCK_ROWS)]
+
+
+def _workspace(pairs: int):
+    """This thread's reusable block buffers for ``pairs`` columns: ``work(name, rows, dtype)``.
+
+    Fresh arrays of this size come from mmap and fault in every page on each use; reusing a
+    few buffers per thread is what keeps the reference near numpy's own speed."""
+    buffers = getattr(_WORKSPACES, "buffers", None)
+    if buffers is None:
+        buffers = _WORKSPACES.buffers = {}
+
+    def work(name: str, rows: slice, dtype=np.float64) -> np.ndarray:
+        key = (name, pairs, np.dtype(dtype).str)
+        if key not in buffers:
+            buffers[key] = np.empty((BLOCK_ROWS, pairs), dtype=dtype)
+        return buffers[key][:rows.stop - rows.start]
+    return work
 
 
 def certification_sample(max_position: int, count: int = 24, seed: int = 0) -> np.ndarray:

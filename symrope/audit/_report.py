@@ -145,7 +145,18 @@ def summary_lines(result: AuditResult) -> list[str]:
         frequency = "frequency error (fitted omega_eff/omega - 1): not resolved above the phase noise"
     else:
         frequency = f"frequency error (fitted omega_eff/omega - 1): {result.frequency_error:.2e} (largest pair)"
-    return [frequency, safe_context_line(result)]
+    return [frequency, safe_context_line(result), *output_mismatch_lines(result)]
+
+
+def output_mismatch_lines(result: AuditResult) -> list[str]:
+    """What a knob does to the rotated q itself (``logits.output_mismatch``), when measured."""
+    found = (result.logits or {}).get("output_mismatch")
+    if not found:
+        return []
+    cells = [f"{p}: {m}/{found['outputs_per_vector']} differ, max |diff| {d:.3g}"
+             for p, m, d in zip(found["positions"], found["mismatched"], found["max_abs_diff"])]
+    return textwrap.wrap("rotated q vs the same module without the knobs (float32 phase), at each "
+                         "band's last position: " + "; ".join(cells), 96, subsequent_indent="  ")
 
 
 def safe_context_line(result: AuditResult) -> str:

@@ -41,9 +41,10 @@ class Implementation:
     rotate: Callable[..., Any] | None = None       # the implementation's own apply, if it has one
     pairing: str = "rotate_half"
     scaled_table: bool = False                     # table divided by an exact scale (xpos)
+    phase_reference: Callable[[], Any] | None = None   # the same code without its knobs
 
 
-def as_implementation(target) -> Implementation:
+def as_implementation(target: "str | ImplModel | Implementation | Any") -> Implementation:
     """Wrap a built-in model name, an :class:`ImplModel`, or any object with ``.table``."""
     if isinstance(target, Implementation):
         return target
@@ -58,6 +59,7 @@ def as_implementation(target) -> Implementation:
         raise UsageError(f"{target!r} is not an implementation (it has no table method)")
     explanation = getattr(target, "explanation", "") or ""
     rotate = getattr(target, "rotate", None)
+    phase_reference = getattr(target, "phase_reference", None)
     return Implementation(name=str(getattr(target, "name", repr(target))), table=target.table,
                           summary=str(getattr(target, "summary", "") or ""),
                           explanation=explanation if callable(explanation) else str(explanation),
@@ -67,7 +69,8 @@ def as_implementation(target) -> Implementation:
                           fix_target=getattr(target, "fix_target", None),
                           rotate=rotate if callable(rotate) else None,
                           pairing=str(getattr(target, "pairing", None) or "rotate_half"),
-                          scaled_table=bool(getattr(target, "scaled_table", False)))
+                          scaled_table=bool(getattr(target, "scaled_table", False)),
+                          phase_reference=phase_reference if callable(phase_reference) else None)
 
 
 @dataclass
@@ -91,6 +94,9 @@ class AuditOptions:
     chunk: int = 8192
     seq_len: int | None = None
     progress: bool | None = None
+    #: Called with the number of positions just audited, after every chunk (a survey's workers
+    #: report to the parent's progress bars with it).
+    on_progress: Callable[[int], Any] | None = None
 
 
 @dataclass(frozen=True)

@@ -11,15 +11,18 @@ therefore given as a range: at least the dense prefix (or the exact first failur
 at most the first sampled failure.
 
 Rows run in a process pool (all cores; one implementation's three dtypes per task, so each
-library is imported once per task); the progress bar advances per finished row. The command
-line (``symrope survey``) is :mod:`symrope.cli._survey`.
+library is imported once per task). Each row has its own progress bar on stderr, advanced per
+audited chunk from the worker process that runs it (through a manager queue the parent drains).
+The command line (``symrope survey``) is :mod:`symrope.cli._survey`.
 """
 
 from __future__ import annotations
 
+import queue
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from typing import Sequence
 
 import numpy as np
 
@@ -62,8 +65,12 @@ def sample_positions(max_position: int, seed: int = 0) -> np.ndarray:
 
 
 def _survey_impl(name: str, config: RopeConfig, positions: np.ndarray, tolerance: float,
-                 seed: int) -> list[dict]:
-    """One implementation's rows (runs in a worker process)."""
+                 seed: int, report=None) -> list[dict]:
+    """One implementation's rows (runs in a worker process).
+
+    ``report(name, dtype, count)``, if given, is told how many positions of the row
+    ``(name, dtype)`` were just audited; ``count = None`` says the row is finished.
+    """
     from symrope.audit._driver import audit
     from symrope.audit._results import AuditOptions, exact_schedule
 
@@ -73,18 +80,81 @@ def _survey_impl(name: str, config: RopeConfig, positions: np.ndarray, tolerance
         if hasattr(impl, "prepare"):
             impl.prepare(int(positions[-1]))
     except UsageError as error:
+        for dtype in DTYPES:
+            _tell(report, name, dtype, None)
         return [{"impl": name, "dtype": dtype, "skipped": str(error)} for dtype in DTYPES]
     schedule = exact_schedule(config)
     rows = []
     for dtype in DTYPES:
         row_started = time.perf_counter()
         options = AuditOptions(positions=positions, dtype=dtype, tolerance=tolerance, seed=seed,
-                               progress=False)
+                               progress=False,
+                               on_progress=None if report is None else
+                               (lambda count, dtype=dtype: _tell(report, name, dtype, count)))
         result = audit(impl, config, options, schedule)
+        _tell(report, name, dtype, None)
         rows.append(_row(result, positions, time.perf_counter() - row_started))
         rows[-1]["asked_dtype"] = dtype
     rows[0]["setup_seconds"] = round(time.perf_counter() - started - sum(r["seconds"] for r in rows), 2)
     return rows
+
+
+def _tell(report, name: str, dtype: str, count: int | None) -> None:
+    if report is not None:
+        report(name, dtype, count)
+
+
+class _QueueReport:
+    """A picklable ``report`` that posts ``(name, dtype, count)`` to a manager queue."""
+
+    def __init__(self, updates):
+        self.updates = updates
+
+    def __call__(self, name: str, dtype: str, count: int | None) -> None:
+        self.updates.put((name, dtype, count))
+
+
+class _RowBars:
+    """One tqdm bar per row (``position=`` keeps them on their own lines), on stderr."""
+
+    def __init__(self, names, total: int, enabled: bool):
+        from tqdm.auto import tqdm
+
+        width = max((len(name) for name in names), default=0) + 5
+        rows = [(n, d) for n in names for d in DTYPES]
+        self.bars, self.started = {}, set()
+        for index, (name, dtype) in enumerate(rows):
+            # nrows: tqdm hides bars below its guess of the screen height (20 without a
+            # terminal); every row is to have its bar
+            self.bars[name, dtype] = tqdm(total=total, desc=f"{name} {dtype}".ljust(width),
+                                          unit="pos", unit_scale=True, position=index,
+                                          nrows=max(len(rows) + 1, 20), file=sys.stderr,
+                                          disable=not enabled, leave=True)
+
+    def __call__(self, name: str, dtype: str, count: int | None) -> None:
+        bar = self.bars.get((name, dtype))
+        if bar is None:
+            return
+        if (name, dtype) not in self.started:
+            self.started.add((name, dtype))
+            bar.reset(total=bar.total)        # the row's clock starts with its first news
+        if count is None:
+            bar.update(bar.total - bar.n)     # finished (a skipped row too)
+            bar.refresh()
+        else:
+            bar.update(count)
+
+    def drain(self, updates) -> None:
+        """Apply every update waiting in ``updates`` (a queue) without blocking."""
+        while True:
+            try:
+                self(*updates.get_nowait())
+            except queue.Empty:
+                return
+
+    def close(self) -> None:
+        for bar in reversed(list(self.bars.values())):
+            bar.close()
 
 
 def _build(name, config):
@@ -124,30 +194,41 @@ def _row(result, positions, seconds) -> dict:
             "fine": {"lo": result.fine["lo"], "max_abs_error": result.fine["max_abs_error"]}}
 
 
-def survey(names, config: RopeConfig, max_position: int, tolerance: float = DEFAULT_TOLERANCE,
+def survey(names: Sequence[str], config: RopeConfig, max_position: int, tolerance: float = DEFAULT_TOLERANCE,
            workers: int = 1, seed: int = 0, progress: bool = True) -> list[dict]:
     """Rows of the survey (see the module docstring), in the order of ``names`` and DTYPES."""
-    from tqdm.auto import tqdm
-
     positions = sample_positions(max_position, seed)
     order = {name: i for i, name in enumerate(names)}
     rows = []
-    with tqdm(total=len(names) * len(DTYPES), desc="survey", unit="row", file=sys.stderr,
-              disable=not progress) as bar:
+    bars = _RowBars(names, int(positions.size), enabled=progress)
+    try:
         if workers <= 1:
             for name in names:
-                part = _survey_impl(name, config, positions, tolerance, seed)
-                rows += part
-                bar.update(len(part))
-        else:
+                rows += _survey_impl(name, config, positions, tolerance, seed,
+                                     bars if progress else None)
+        elif not progress:
             with ProcessPoolExecutor(max_workers=workers) as pool:
-                futures = {pool.submit(_survey_impl, name, config, positions, tolerance, seed): name
+                futures = [pool.submit(_survey_impl, name, config, positions, tolerance, seed)
+                           for name in sorted(names, key=_expected_cost, reverse=True)]
+                for future in futures:
+                    rows += future.result()
+        else:
+            import multiprocessing
+
+            with multiprocessing.Manager() as manager, \
+                    ProcessPoolExecutor(max_workers=workers) as pool:
+                updates = manager.Queue()
+                report = _QueueReport(updates)
+                pending = {pool.submit(_survey_impl, name, config, positions, tolerance, seed, report)
                            for name in sorted(names, key=_expected_cost, reverse=True)}
-                for future in as_completed(futures):
-                    part = future.result()
-                    rows += part
-                    bar.set_postfix_str(futures[future])
-                    bar.update(len(part))
+                while pending:
+                    done, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
+                    bars.drain(updates)
+                    for future in done:
+                        rows += future.result()
+                bars.drain(updates)
+    finally:
+        bars.close()
     rows.sort(key=lambda row: (order.get(row["impl"], len(order)),
                                DTYPES.index(row.get("asked_dtype", row["dtype"]))))
     return rows
@@ -165,7 +246,7 @@ def _format_safe(safe: dict) -> str:
     return f"{safe['at_least']}..{safe['at_most']}"
 
 
-def table(rows, tolerance: float) -> list[str]:
+def table(rows: list[dict], tolerance: float) -> list[str]:
     """The terminal table."""
     from symrope.audit._report import _align
 

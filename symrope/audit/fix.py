@@ -20,6 +20,8 @@ Dynamic and longrope schedules follow the sequence length like transformers' own
 
 from __future__ import annotations
 
+from typing import Any, Iterable
+
 from symrope.errors import UsageError
 
 __all__ = ["RotaryPatch", "patch_rotary"]
@@ -28,7 +30,7 @@ __all__ = ["RotaryPatch", "patch_rotary"]
 class RotaryPatch:
     """The modules patched by :func:`patch_rotary`, with ``undo()``; a context manager."""
 
-    def __init__(self, modules):
+    def __init__(self, modules: Iterable[Any]):
         self.modules = list(modules)
 
     def undo(self) -> None:
@@ -41,14 +43,14 @@ class RotaryPatch:
     def __enter__(self) -> "RotaryPatch":
         return self
 
-    def __exit__(self, *exc_info) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.undo()
 
     def __repr__(self) -> str:
         return f"<RotaryPatch of {len(self.modules)} rotary module(s)>"
 
 
-def patch_rotary(model) -> RotaryPatch:
+def patch_rotary(model: Any) -> RotaryPatch:
     """Patch every transformers rotary module in ``model`` to float64 angles, in place.
 
     Parameters
