@@ -4,7 +4,6 @@ Each encoding has a known truth, derived by hand in its comment; the checker mus
 (proved only symbolically, refuted only with an exact counterexample).
 """
 
-import pytest
 import sympy as sp
 
 from symrope.checker import Encoding, check
@@ -25,16 +24,17 @@ def rotation(angle):
     return sp.Matrix([[sp.cos(angle), -sp.sin(angle)], [sp.sin(angle), sp.cos(angle)]])
 
 
-@pytest.mark.xfail(strict=True, reason="issue 10, not reached yet: the engine neither proves "
-                   "the shifted claim F(s)^T G(t) = F(s+u)^T G(t+u) nor F(p)^T G(p) = I "
-                   "with Abs(p) in denominators within the budget (both stay undecided)")
 def test_rodrigues_form_is_proved_relative_through_its_removable_singularity():
     # R(p) = exp(pK) for p != 0 and the continuous extension R(0) = I: a rotation group, so all
     # four assumptions hold for the continuous extension (the convention the checker states).
-    report = check(Encoding.from_matrices("rodrigues", rodrigues, rodrigues), budget=120)
+    # |p| is replaced by p only because every entry is proved even in |p|; then R(0) = I and
+    # R' = K R are proved, and ODE uniqueness gives R(p) = e^{pK}.
+    report = check(Encoding.from_matrices("rodrigues", rodrigues, rodrigues), budget=20)
     assert report.verdicts() == {"linearity": "proved", "translation_invariance": "proved",
                                  "identity_at_zero": "proved", "continuity": "proved"}
     assert "removable" in report.assumptions["continuity"].evidence
+    translation = report.assumptions["translation_invariance"].evidence
+    assert "even in |p|" in translation and "uniqueness for linear ODEs" in translation
     # the generator is K itself, found through the limit p -> 0
     assert report.generator["axes"][0]["blocks"][0]["matrix"] == sp.sstr(K.tolist())
 
@@ -142,14 +142,42 @@ def _quaternion_generators():
     return A, B
 
 
-@pytest.mark.xfail(strict=True, reason="issue 10, not reached yet: no structural (exp of "
-                   "commuting generators) path; the expansion needs more than a fair share of "
-                   "a 20 s budget")
 def test_commuting_skew_generators_are_proved_within_a_small_budget():
     # exp(p A) exp(3 p B) = exp(p (A + 3B)) since AB = BA. (SymPy's Matrix.exp of p (A + 3B)
-    # itself takes minutes to build, so the product form is the one tested.)
+    # itself takes minutes to build, so the product form is the one tested.) Decided from
+    # R(0) = I and R' = R'(0) R, never by expanding R(s)^T R(t).
     A, B = _quaternion_generators()
     R = lambda p: (p * A).exp() * (3 * p * B).exp()  # noqa: E731
     report = check(Encoding.from_matrices("comrope_product", R, R), budget=20)
     assert report.verdicts() == {"linearity": "proved", "translation_invariance": "proved",
                                  "identity_at_zero": "proved", "continuity": "proved"}
+    assert "exp(pA)" in report.assumptions["translation_invariance"].evidence
+    # the generator is A + 3B (skew, so a pure rotation); its rotation frequencies are the
+    # positive imaginary parts of the eigenvalues of A + 3B
+    (block,) = report.generator["axes"][0]["blocks"]
+    assert sp.Matrix(sp.sympify(block["matrix"])) == A + 3 * B
+    assert report.generator["pure_rotation"]["verdict"] == "proved"
+    frequencies = [sp.sympify(r["frequency"]) for r in report.classification["p"]["rotation"]]
+    expected = [sp.im(v) for v in (A + 3 * B).eigenvals() if sp.im(v).is_positive]
+    assert len(frequencies) == len(expected) == 2
+    assert all(any(sp.simplify(f - e) == 0 for e in expected) for f in frequencies)
+
+
+def test_exponentials_with_generators_that_do_not_cancel_are_refuted():
+    # F(p) = e^{pA}, G(p) = e^{2pA}: both are exponentials, but A^T = -2A fails, so the
+    # structural path proves nothing and the expansion path finds the counterexample.
+    A, _ = _quaternion_generators()
+    F = lambda p: (p * A).exp()  # noqa: E731
+    G = lambda p: (2 * p * A).exp()  # noqa: E731
+    report = check(Encoding.from_matrices("unequal_rates", F, G), budget=30)
+    assert report.assumptions["translation_invariance"].verdict == "refuted"
+    assert report.assumptions["identity_at_zero"].verdict == "refuted"
+
+
+def test_an_odd_function_of_abs_p_is_not_rewritten_to_p():
+    # R(|p|): sin(|p|) is not even in |p|, so |p| must not become p (that would make it RoPE).
+    # The score at s = -1, t = 1 is cos(|1| - |-1|) = 1 on the diagonal, at (0, 2) it is cos 2.
+    absolute = lambda p: rotation(sp.Abs(p))  # noqa: E731
+    report = check(Encoding.from_matrices("abs_rotation", absolute, absolute), budget=30)
+    assert report.assumptions["translation_invariance"].verdict == "refuted"
+    assert report.assumptions["identity_at_zero"].verdict == "proved"

@@ -10,6 +10,7 @@ an exact counterexample confirmed at 30 and 60 digits, undecided otherwise.
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass, field
 
 import sympy as sp
 
@@ -20,6 +21,7 @@ from symrope.checker._claims import Clock, decide, methods
 from symrope.checker._continuity import (continuity_obstacle, continuous_extension,
                                          defined_value, find_discontinuity)
 from symrope.checker._encoding import Encoding
+from symrope.checker._exponential import ODE_UNIQUENESS, NotExponential, exponential_form
 from symrope.checker._report import AssumptionResult, CheckReport, show
 from symrope.checker._generator import Unclassifiable, generator
 from symrope.checker._structure import block_claim, block_partition, jacobian
@@ -114,6 +116,26 @@ def check(encoding: Encoding, budget: float = 60.0) -> CheckReport:
     return report
 
 
+# The share of a stage the exponential recognition may use before the expansion path runs.
+_STRUCTURE_SHARE = 0.6
+
+
+@dataclass
+class _Exponentials:
+    """F = e^{p.A} and G = e^{p.B} with A_k^T = -B_k, proved; or why not (``reason``)."""
+
+    F: object = None
+    G: object = None
+    verdicts: list = field(default_factory=list)
+    facts: list = field(default_factory=list)
+    reason: str | None = None
+    seconds: float = 0.0
+
+    @property
+    def proved(self) -> bool:
+        return self.reason is None
+
+
 def _bounded(decide, clock) -> AssumptionResult:
     """Continuity searches call SymPy's solver and limits: keep them inside the budget."""
     start = time.monotonic()
@@ -158,6 +180,7 @@ class _Run:
                                           for n in ("p", "s", "t", "u"))
         self.shifted = False  # translation stated as score(s, t) = score(s + u, t + u)
         self.F = self.G = self.blocks = None
+        self._exponentials = None  # F = e^{p.A}, G = e^{p.B} and A^T = -B, once decided
 
     # ---------------------------------------------------------------- helpers
     def _encode(self, role, x, position) -> sp.ImmutableMatrix:
@@ -285,8 +308,79 @@ class _Run:
     def _basis(self, index: int) -> sp.ImmutableMatrix:
         return sp.ImmutableMatrix(self.encoding.dim, 1, lambda i, j: int(i == index))
 
+    def exponentials(self) -> _Exponentials:
+        """Whether F = e^{p.A}, G = e^{p.B} with A_k^T = -B_k (decided once, then reused).
+
+        Up to ``_STRUCTURE_SHARE`` of the current stage: these claims are in one position and
+        small, and when they do not all hold the expansion path needs the rest of the stage.
+        """
+        if self._exponentials is None:
+            budget = max(self.clock.left() * _STRUCTURE_SHARE, 1.0)
+            clock = Clock(budget)
+            positions = [a for name in ("p", "s", "t", "u") for a in _axes(getattr(self, name))]
+
+            def decide_within(lhs, rhs, expand):
+                return decide(lhs, rhs, clock, expand, positions)
+
+            start = time.monotonic()
+            try:
+                with deadline(budget):
+                    self._exponentials = self._recognise(decide_within)
+            except BudgetExhausted:
+                self._exponentials = _Exponentials(reason="its time share ran out")
+            except NotExponential as reason:
+                self._exponentials = _Exponentials(reason=str(reason))
+            self._exponentials.seconds = time.monotonic() - start
+        return self._exponentials
+
+    def _recognise(self, decide_within) -> _Exponentials:
+        axes = _axes(self.p)
+        Fb, Gb = self.blocks.restrict(self.F), self.blocks.restrict(self.G)
+        F = exponential_form("F", Fb, axes, decide_within)
+        G = F if Fb == Gb else exponential_form("G", Gb, axes, decide_within)
+        verdicts = F.verdicts + (G.verdicts if G is not F else [])
+        opposite = [decide_within(block_claim([a.T + b for a, b in zip(A, B)]),
+                                  block_claim([sp.zeros(*b.shape) for b in B]), False)
+                    for A, B in zip(F.generators, G.generators)]
+        verdicts += opposite
+        if not all(v.proved for v in opposite):
+            raise NotExponential("A^T = -B is not proved")
+        pairs = [(j, k) for j in range(len(axes)) for k in range(j + 1, len(axes))]
+        commute = [decide_within(block_claim([a * b for a, b in zip(G.generators[j],
+                                                                     G.generators[k])]),
+                                 block_claim([b * a for a, b in zip(G.generators[j],
+                                                                    G.generators[k])]), False)
+                   for j, k in pairs]
+        verdicts += commute
+        if not all(v.proved for v in commute):
+            raise NotExponential("the generators of different axes do not provably commute")
+        facts = list(dict.fromkeys(F.facts + (G.facts if G is not F else
+                                              ["G = F (the same matrix)"])))
+        facts.append("A^T = -B (proved)" if len(axes) == 1 else
+                     "A_k^T = -B_k and B_j B_k = B_k B_j (proved)")
+        return _Exponentials(F, G, verdicts, facts)
+
+    def _structural_result(self, name: str, conclusion: str, start) -> AssumptionResult | None:
+        """The assumption proved from the exponential form, or None (the expansion path then)."""
+        found = self.exponentials()
+        if not found.proved:
+            return None
+        one = len(_axes(self.p)) == 1
+        evidence = ("checked: " + "; ".join(found.facts) + f". So F(p) = "
+                    f"exp({'pA' if one else 'p.A'}) and G(p) = exp({'pB' if one else 'p.B'}) "
+                    f"(cited: {ODE_UNIQUENESS}), and {conclusion} ({methods(found.verdicts)}; "
+                    f"{len(self.blocks)} block(s))")
+        return AssumptionResult(name, PROVED, evidence, verdicts=found.verdicts,
+                                seconds=time.monotonic() - start)
+
     def linear_translation(self) -> AssumptionResult:
         start = time.monotonic()
+        structural = self._structural_result(
+            "translation_invariance", "F(s)^T G(t) = exp(-s.B) exp(t.B) = exp((t - s).B), a "
+            "function of t - s" + ("" if len(_axes(self.p)) == 1 else " (the B_k commute)"),
+            start)
+        if structural is not None:
+            return structural
         s, t, offset, zero = self.s, self.t, self._offset(), self._zero()
         self.shifted = not self._defined_at_zero(self.F, self.G)
         if self.shifted:  # F(0) undefined as written: never evaluate there
@@ -353,6 +447,10 @@ class _Run:
 
     def linear_identity(self) -> AssumptionResult:
         start = time.monotonic()
+        structural = self._structural_result(
+            "identity_at_zero", "F(p)^T G(p) = exp(-p.B) exp(p.B) = I", start)
+        if structural is not None:
+            return structural
         p = self.p
         verdict = self._block_claim(lambda f, g: f.T * g, lambda f, g: sp.eye(f.shape[0]))
         counterexample, evidence = None, "F(p)^T G(p) = I"

@@ -1,0 +1,167 @@
+"""Recognising ``F(p) = e^{p . A}`` exactly, before any product ``F(s)^T G(t)`` is expanded.
+
+A product of matrix exponentials (ComRoPE's ``e^{pA} e^{3pB}``), or a rotation written in
+Rodrigues' form, makes ``F(s)^T G(t)`` a large trigonometric expression in two positions; the
+facts that make it a function of ``t - s`` are much smaller claims in one position:
+
+* ``F(0) = I`` and ``dF/dp_k = A_k F(p)`` with ``A_k = dF/dp_k (0)`` constant, each an identity
+  decided entrywise by the engine, and ``F`` continuous on R. Then ``F(p) = e^{p . A}``: along
+  the ray ``p = r q``, ``Y(r) = F(r q)`` solves ``Y' = (q . A) Y``, ``Y(0) = I``, whose unique
+  solution is ``e^{r q . A}`` (cited: :data:`ODE_UNIQUENESS`). Where the identity is proved
+  only off a finite set of points (the expressions are undefined there), continuity of ``F``
+  glues the pieces of the solution together, so the conclusion is the same.
+* An entry that contains ``|p_k|`` (Rodrigues' ``theta = w |p|``) is first rewritten exactly: if
+  ``E(p, a)`` (``E`` with ``|p_k|`` replaced by a symbol ``a``) is proved even in ``a``, then
+  ``E(p, |p_k|) = E(p, p_k)`` for every real ``p`` (``|p_k|`` is ``p_k`` or ``-p_k``). SymPy's
+  automatic cancellation then often removes the 0/0 at the origin
+  (``sin(w|p|)/(w|p|) * p`` becomes ``sin(w p)/w``); the rewritten matrix equals the user's
+  wherever that is defined, and is continuous, so it *is* the continuous extension (the
+  checker's convention, ``docs/check.md``).
+
+Nothing here is concluded from numbers: every fact is a :func:`symrope.verify` proof, and an
+encoding whose facts do not all hold is left to the expansion path (which refutes with a
+counterexample, or stays undecided).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import sympy as sp
+
+from symrope.checker._continuity import (continuity_obstacle, continuous_extension,
+                                         defined_value, extended_value)
+from symrope.checker._structure import block_claim
+
+__all__ = ["ExponentialForm", "exponential_form", "ODE_UNIQUENESS"]
+
+ODE_UNIQUENESS = ("uniqueness for linear ODEs (Picard-Lindelof): exp(rM) is the unique solution "
+                  "of Y' = M Y, Y(0) = I (B. C. Hall, Lie Groups, Lie Algebras, and "
+                  "Representations, 2nd ed. (Springer 2015), Ch. 2)")
+
+
+@dataclass
+class ExponentialForm:
+    """``M(p) = e^{sum_k p_k A_k}`` block by block, with the verdicts that show it.
+
+    ``generators[k][b]`` is ``A_k`` restricted to block ``b``; ``blocks`` is the matrix the
+    facts are about (the user's, or its exact rewrite without ``|p_k|``); ``facts`` says in
+    words what was checked.
+    """
+
+    generators: list
+    blocks: list
+    verdicts: list = field(default_factory=list)
+    facts: list = field(default_factory=list)
+
+
+class NotExponential(Exception):
+    """Why a matrix was not recognised as an exponential (the expansion path takes over)."""
+
+
+def exponential_form(name: str, blocks, axes: tuple, decide) -> ExponentialForm:
+    """Prove ``blocks = e^{p . A}`` (per block) or raise :class:`NotExponential`.
+
+    Parameters
+    ==========
+
+    name : str
+        ``"F"`` or ``"G"``, for the evidence.
+    blocks : list of ImmutableMatrix
+        The diagonal blocks of the matrix, functions of the position symbols ``axes``.
+    axes : tuple of Symbol
+        The (real) position symbols.
+    decide : callable
+        ``decide(lhs, rhs, expand)`` returning a :class:`~symrope.engine.Verdict` within the
+        check's budget.
+
+    Examples
+    ========
+
+    >>> import sympy as sp
+    >>> from symrope.engine import verify
+    >>> p = sp.Symbol("p", real=True)
+    >>> R = sp.ImmutableMatrix([[sp.cos(2*p), -sp.sin(2*p)], [sp.sin(2*p), sp.cos(2*p)]])
+    >>> form = exponential_form("F", [R], (p,), lambda a, b, e: verify(a, b))
+    >>> form.generators[0][0]
+    Matrix([
+    [0, -2],
+    [2,  0]])
+    """
+    blocks, facts, verdicts = _without_abs(blocks, axes, decide)
+    facts += _continuous(name, blocks, axes)
+    origin = [_at_origin(b, axes) for b in blocks]
+    identity = decide(block_claim(origin), block_claim([sp.eye(b.shape[0]) for b in blocks]),
+                      False)
+    verdicts.append(identity)
+    if not identity.proved:
+        raise NotExponential(f"{name}(0) = I is not proved ({identity.status})")
+    generators = []
+    for axis in axes:
+        derivatives = [b.diff(axis) for b in blocks]
+        at_zero = [_at_origin(d, axes) for d in derivatives]
+        generator = [sp.ImmutableMatrix(a).applyfunc(sp.expand) for a in at_zero]
+        ode = decide(block_claim(derivatives),
+                     block_claim([g * b for g, b in zip(generator, blocks)]), True)
+        verdicts.append(ode)
+        if not ode.proved:
+            raise NotExponential(f"d{name}/d{axis} = A {name} is not proved ({ode.status})")
+        generators.append(generator)
+    derivative = "dF/dp".replace("F", name) if len(axes) == 1 else f"d{name}/dp_k"
+    facts.append(f"{name}(0) = I and {derivative} = {name}'(0) {name}(p) (proved)")
+    return ExponentialForm(generators, blocks, verdicts, facts)
+
+
+def _without_abs(blocks, axes, decide):
+    """``|p_k|`` replaced by ``p_k`` in every entry proved even in it (see the module notes)."""
+    facts, verdicts, rewritten = [], [], list(blocks)
+    for axis in axes:
+        absolute = sp.Abs(axis)
+        if not any(b.has(absolute) for b in rewritten):
+            continue
+        stand_in = sp.Dummy("a", real=True)
+        free = [sp.ImmutableMatrix(b.xreplace({absolute: stand_in})) for b in rewritten]
+        if any(b.has(sp.Abs) and any(axis in n.free_symbols for n in b.atoms(sp.Abs))
+               for b in free):
+            raise NotExponential(f"|.| of an expression in {axis} other than |{axis}|")
+        even = decide(block_claim([b.xreplace({stand_in: -stand_in}) for b in free]),
+                      block_claim(free), False)
+        verdicts.append(even)
+        if not even.proved:
+            raise NotExponential(f"the entries are not proved even in |{axis}|")
+        rewritten = [sp.ImmutableMatrix(b.xreplace({stand_in: axis})) for b in free]
+        facts.append(f"|{_name(axis)}| replaced by {_name(axis)}: every entry is proved even "
+                     f"in |{_name(axis)}|, and |{_name(axis)}| is {_name(axis)} or -{_name(axis)}")
+    return rewritten, facts, verdicts
+
+
+def _continuous(name, blocks, axes) -> list:
+    """Continuity of the matrix the facts are about: by structure, or removable points only."""
+    entries = [e for b in blocks for e in b if continuity_obstacle(e, axes) is not None]
+    if not entries:
+        return []
+    if len(axes) != 1:
+        raise NotExponential(f"{name} is not continuous by structure")
+    found = []
+    for entry in entries:
+        evidence = continuous_extension(entry, axes[0])
+        if evidence is None:
+            raise NotExponential(f"{name} is not proved continuous")
+        found.append(evidence)
+    return [f"{name} extends continuously: " + "; ".join(dict.fromkeys(found))]
+
+
+def _at_origin(matrix, axes) -> sp.ImmutableMatrix:
+    """The matrix at position 0 (its continuous extension there: a limit where 0/0)."""
+    zero = {a: sp.Integer(0) for a in axes}
+    if len(axes) == 1:
+        values = [extended_value(e, axes[0], 0) for e in matrix]
+    else:
+        values = [defined_value(e, zero) for e in matrix]
+    if any(v is None or defined_value(v, {}) is None for v in values):
+        raise NotExponential("the value at position 0 is undefined and has no limit")
+    return sp.ImmutableMatrix(matrix.shape[0], matrix.shape[1], values)
+
+
+def _name(symbol) -> str:
+    return symbol.name if isinstance(symbol, sp.Symbol) else str(symbol)
