@@ -4,11 +4,13 @@ Each encoding has a known truth, derived by hand in its comment; the checker mus
 (proved only symbolically, refuted only with an exact counterexample).
 """
 
+import pytest
 import sympy as sp
 
 from symrope.checker import Encoding, check
 from symrope.checker._claims import Clock, decide
 from symrope.checker._continuity import find_discontinuity
+from symrope.checker._exponential import NotExponential, exponential_form
 
 K = sp.Matrix([[0, -3, 2], [3, 0, -1], [-2, 1, 0]])  # so(3), |w| = sqrt(14)
 
@@ -181,3 +183,30 @@ def test_an_odd_function_of_abs_p_is_not_rewritten_to_p():
     report = check(Encoding.from_matrices("abs_rotation", absolute, absolute), budget=30)
     assert report.assumptions["translation_invariance"].verdict == "refuted"
     assert report.assumptions["identity_at_zero"].verdict == "proved"
+
+
+def _decide_now(lhs, rhs, expand):
+    return decide(lhs, rhs, Clock(20), expand)
+
+
+def test_exponential_form_reads_the_generator_through_the_abs_rewrite():
+    # Rodrigues' R(p) with theta = sqrt(14) |p|: every entry is even in |p|, so |p| -> p is
+    # exact; then R(0) = I and R' = K R are proved, and the generator is K itself.
+    p = sp.Symbol("p", real=True)
+    form = exponential_form("F", [sp.ImmutableMatrix(rodrigues(p))], (p,), _decide_now)
+    assert form.generators[0][0] == K
+    assert not form.blocks[0].has(sp.Abs)
+    assert any("even in |p|" in fact for fact in form.facts)
+
+
+def test_exponential_form_refuses_what_is_not_an_exponential():
+    p = sp.Symbol("p", real=True)
+    # sin(|p|) is odd in |p|: replacing |p| by p would change the matrix for p < 0
+    with pytest.raises(NotExponential, match="even"):
+        exponential_form("F", [sp.ImmutableMatrix(rotation(sp.Abs(p)))], (p,), _decide_now)
+    # R(p^2): R(0) = I and R'(0) = 0, but R' = 0 R fails (the rate is 2p, not constant)
+    with pytest.raises(NotExponential, match="F/dp"):
+        exponential_form("F", [sp.ImmutableMatrix(rotation(p ** 2))], (p,), _decide_now)
+    # a rotation that starts at a quarter turn: F(0) != I
+    with pytest.raises(NotExponential, match="F\\(0\\) = I"):
+        exponential_form("F", [sp.ImmutableMatrix(rotation(p + 1))], (p,), _decide_now)

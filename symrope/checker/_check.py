@@ -21,7 +21,8 @@ from symrope.checker._claims import Clock, decide, methods
 from symrope.checker._continuity import (continuity_obstacle, continuous_extension,
                                          defined_value, find_discontinuity)
 from symrope.checker._encoding import Encoding
-from symrope.checker._exponential import ODE_UNIQUENESS, NotExponential, exponential_form
+from symrope.checker._exponential import (ODE_UNIQUENESS_SHORT, NotExponential,
+                                          exponential_form)
 from symrope.checker._report import AssumptionResult, CheckReport, show
 from symrope.checker._generator import Unclassifiable, generator
 from symrope.checker._structure import block_claim, block_partition, jacobian
@@ -354,10 +355,8 @@ class _Run:
         verdicts += commute
         if not all(v.proved for v in commute):
             raise NotExponential("the generators of different axes do not provably commute")
-        facts = list(dict.fromkeys(F.facts + (G.facts if G is not F else
-                                              ["G = F (the same matrix)"])))
-        facts.append("A^T = -B (proved)" if len(axes) == 1 else
-                     "A_k^T = -B_k and B_j B_k = B_k B_j (proved)")
+        facts = list(dict.fromkeys(F.facts + (G.facts if G is not F else ["G = F"])))
+        facts.append("A^T = -B" if len(axes) == 1 else "A_k^T = -B_k, B_j B_k = B_k B_j")
         return _Exponentials(F, G, verdicts, facts)
 
     def _structural_result(self, name: str, conclusion: str, start) -> AssumptionResult | None:
@@ -366,19 +365,19 @@ class _Run:
         if not found.proved:
             return None
         one = len(_axes(self.p)) == 1
-        evidence = ("checked: " + "; ".join(found.facts) + f". So F(p) = "
-                    f"exp({'pA' if one else 'p.A'}) and G(p) = exp({'pB' if one else 'p.B'}) "
-                    f"(cited: {ODE_UNIQUENESS}), and {conclusion} ({methods(found.verdicts)}; "
-                    f"{len(self.blocks)} block(s))")
+        evidence = (f"{conclusion}, since F(p) = exp({'pA' if one else 'p.A'}), G(p) = "
+                    f"exp({'pB' if one else 'p.B'}) (checked: " + "; ".join(found.facts)
+                    + f"; cited: {ODE_UNIQUENESS_SHORT}), {len(self.blocks)} block(s) "
+                    f"({methods(found.verdicts)})")
         return AssumptionResult(name, PROVED, evidence, verdicts=found.verdicts,
                                 seconds=time.monotonic() - start)
 
     def linear_translation(self) -> AssumptionResult:
         start = time.monotonic()
+        one = len(_axes(self.p)) == 1
         structural = self._structural_result(
-            "translation_invariance", "F(s)^T G(t) = exp(-s.B) exp(t.B) = exp((t - s).B), a "
-            "function of t - s" + ("" if len(_axes(self.p)) == 1 else " (the B_k commute)"),
-            start)
+            "translation_invariance", "F(s)^T G(t) = exp(-sB) exp(tB) = exp((t - s)B)" if one
+            else "F(s)^T G(t) = exp(-s.B) exp(t.B) = exp((t - s).B)", start)
         if structural is not None:
             return structural
         s, t, offset, zero = self.s, self.t, self._offset(), self._zero()
@@ -448,7 +447,8 @@ class _Run:
     def linear_identity(self) -> AssumptionResult:
         start = time.monotonic()
         structural = self._structural_result(
-            "identity_at_zero", "F(p)^T G(p) = exp(-p.B) exp(p.B) = I", start)
+            "identity_at_zero", "F(p)^T G(p) = exp(-pB) exp(pB) = I"
+            if len(_axes(self.p)) == 1 else "F(p)^T G(p) = exp(-p.B) exp(p.B) = I", start)
         if structural is not None:
             return structural
         p = self.p

@@ -33,11 +33,13 @@ from symrope.checker._continuity import (continuity_obstacle, continuous_extensi
                                          defined_value, extended_value)
 from symrope.checker._structure import block_claim
 
-__all__ = ["ExponentialForm", "exponential_form", "ODE_UNIQUENESS"]
+__all__ = ["ExponentialForm", "exponential_form", "ODE_UNIQUENESS", "ODE_UNIQUENESS_SHORT"]
 
 ODE_UNIQUENESS = ("uniqueness for linear ODEs (Picard-Lindelof): exp(rM) is the unique solution "
                   "of Y' = M Y, Y(0) = I (B. C. Hall, Lie Groups, Lie Algebras, and "
                   "Representations, 2nd ed. (Springer 2015), Ch. 2)")
+# What a one-line evidence cites (docs/check.md gives the reference in full).
+ODE_UNIQUENESS_SHORT = "uniqueness for linear ODEs"
 
 
 @dataclass
@@ -46,7 +48,7 @@ class ExponentialForm:
 
     ``generators[k][b]`` is ``A_k`` restricted to block ``b``; ``blocks`` is the matrix the
     facts are about (the user's, or its exact rewrite without ``|p_k|``); ``facts`` says in
-    words what was checked.
+    words what was checked (``A``, ``B``: the generators of ``F`` and ``G``).
     """
 
     generators: list
@@ -107,8 +109,9 @@ def exponential_form(name: str, blocks, axes: tuple, decide) -> ExponentialForm:
         if not ode.proved:
             raise NotExponential(f"d{name}/d{axis} = A {name} is not proved ({ode.status})")
         generators.append(generator)
-    derivative = "dF/dp".replace("F", name) if len(axes) == 1 else f"d{name}/dp_k"
-    facts.append(f"{name}(0) = I and {derivative} = {name}'(0) {name}(p) (proved)")
+    letter = "A" if name == "F" else "B"
+    facts.append(f"{name}(0) = I, {name}' = {letter} {name}" if len(axes) == 1 else
+                 f"{name}(0) = I, d{name}/dp_k = {letter}_k {name}")
     return ExponentialForm(generators, blocks, verdicts, facts)
 
 
@@ -130,8 +133,7 @@ def _without_abs(blocks, axes, decide):
         if not even.proved:
             raise NotExponential(f"the entries are not proved even in |{axis}|")
         rewritten = [sp.ImmutableMatrix(b.xreplace({stand_in: axis})) for b in free]
-        facts.append(f"|{_name(axis)}| replaced by {_name(axis)}: every entry is proved even "
-                     f"in |{_name(axis)}|, and |{_name(axis)}| is {_name(axis)} or -{_name(axis)}")
+        facts.append(f"|{_name(axis)}| -> {_name(axis)} (every entry even in |{_name(axis)}|)")
     return rewritten, facts, verdicts
 
 
@@ -148,7 +150,7 @@ def _continuous(name, blocks, axes) -> list:
         if evidence is None:
             raise NotExponential(f"{name} is not proved continuous")
         found.append(evidence)
-    return [f"{name} extends continuously: " + "; ".join(dict.fromkeys(found))]
+    return [f"{name} continuous: " + "; ".join(dict.fromkeys(found))]
 
 
 def _at_origin(matrix, axes) -> sp.ImmutableMatrix:

@@ -44,9 +44,8 @@ def generator(run):
         X = known.G.generators
         result = {"axes": _axes_of(names, run, X),
                   "exponential": {"verdict": PROVED, "evidence": (
-                      "H(d) = F(0)^T G(d) = G(d) = exp(d.B) with X = B: "
-                      + "; ".join(known.facts) + " (found while deciding translation "
-                      "invariance)")}}
+                      "H(d) = F(0)^T G(d) = G(d) = exp(dB), X = B (checked for translation "
+                      "invariance: " + "; ".join(known.facts) + ")")}}
         return _classified(run, X, names, result)
     Fb, Gb = run.blocks.restrict(run.F), run.blocks.restrict(run.G)
     # The continuous extension at 0 (a limit where F(0) is 0/0 as written): one position axis
