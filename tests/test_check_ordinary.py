@@ -165,6 +165,32 @@ def test_commuting_skew_generators_are_proved_within_a_small_budget():
     assert all(any(sp.simplify(f - e) == 0 for e in expected) for f in frequencies)
 
 
+def _left_multiplication(q):
+    """The 4x4 matrix of x -> q x on the quaternions (w, x, y, z)."""
+    w, a, b, c = q
+    return sp.Matrix([[w, -a, -b, -c], [a, w, -c, b], [b, c, w, -a], [c, -b, a, w]])
+
+
+def test_two_axes_with_commuting_generators_are_proved_and_without_are_refuted():
+    # exp(p0 A) exp(p1 B) with AB = BA is exp(p0 A + p1 B): relative in two axes. With left
+    # multiplications by i and by j (which anticommute), dF/dp1 = exp(p0 Li) Lj exp(p1 Lj) is
+    # not Lj F, so no exponential form is claimed; the score is then refuted by a
+    # counterexample (F^T F = I still holds: both factors are rotations).
+    A, B = _quaternion_generators()
+    both = lambda p: (p[0] * A).exp() * (p[1] * B).exp()  # noqa: E731
+    report = check(Encoding.from_matrices("comrope_2d", both, both, position_dims=2), budget=30)
+    assert set(report.verdicts().values()) == {"proved"}
+    assert "B_j B_k = B_k B_j" in report.assumptions["translation_invariance"].evidence
+    assert report.generator["commute"]["verdict"] == "proved"
+    Li, Lj = _left_multiplication([0, 1, 0, 0]), _left_multiplication([0, 0, 1, 0])
+    assert Li * Lj == -Lj * Li
+    apart = lambda p: (p[0] * Li).exp() * (p[1] * Lj).exp()  # noqa: E731
+    report = check(Encoding.from_matrices("anticommuting_2d", apart, apart, position_dims=2),
+                   budget=30)
+    assert report.assumptions["translation_invariance"].verdict == "refuted"
+    assert report.assumptions["identity_at_zero"].verdict == "proved"
+
+
 def test_exponentials_with_generators_that_do_not_cancel_are_refuted():
     # F(p) = e^{pA}, G(p) = e^{2pA}: both are exponentials, but A^T = -2A fails, so the
     # structural path proves nothing and the expansion path finds the counterexample.
