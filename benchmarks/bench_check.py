@@ -27,6 +27,7 @@ import sympy as sp
 
 from symrope.checker import Encoding, check
 from symrope.checker import _check as checker
+from symrope.checker._exponential import Exponentials
 from symrope.checker._structure import Blocks
 from symrope.checker._zoo import rope_frequencies, rotate_pairs
 
@@ -72,7 +73,7 @@ def ordinary_encodings() -> list[Encoding]:
 
 
 def _without_structure(run):
-    return checker._Exponentials(reason="disabled by the benchmark")
+    return Exponentials(reason="disabled by the benchmark")
 
 
 def timed_ordinary(encoding: Encoding, budget: float, structure: bool) -> tuple[float, dict]:

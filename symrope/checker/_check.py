@@ -10,7 +10,6 @@ an exact counterexample confirmed at 30 and 60 digits, undecided otherwise.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
 
 import sympy as sp
 
@@ -21,8 +20,8 @@ from symrope.checker._claims import Clock, decide, methods
 from symrope.checker._continuity import (continuity_obstacle, continuous_extension,
                                          defined_value, find_discontinuity)
 from symrope.checker._encoding import Encoding
-from symrope.checker._exponential import (ODE_UNIQUENESS_SHORT, NotExponential,
-                                          exponential_form)
+from symrope.checker._exponential import (ODE_UNIQUENESS_SHORT, STRUCTURE_SHARE,
+                                          Exponentials, recognise)
 from symrope.checker._report import AssumptionResult, CheckReport, show
 from symrope.checker._generator import Unclassifiable, generator
 from symrope.checker._structure import block_claim, block_partition, jacobian
@@ -115,26 +114,6 @@ def check(encoding: Encoding, budget: float = 60.0) -> CheckReport:
                             "symbolic content vectors x, y")
     report.seconds = clock.elapsed()
     return report
-
-
-# The share of a stage the exponential recognition may use before the expansion path runs.
-_STRUCTURE_SHARE = 0.6
-
-
-@dataclass
-class _Exponentials:
-    """F = e^{p.A} and G = e^{p.B} with A_k^T = -B_k, proved; or why not (``reason``)."""
-
-    F: object = None
-    G: object = None
-    verdicts: list = field(default_factory=list)
-    facts: list = field(default_factory=list)
-    reason: str | None = None
-    seconds: float = 0.0
-
-    @property
-    def proved(self) -> bool:
-        return self.reason is None
 
 
 def _bounded(decide, clock) -> AssumptionResult:
@@ -309,55 +288,28 @@ class _Run:
     def _basis(self, index: int) -> sp.ImmutableMatrix:
         return sp.ImmutableMatrix(self.encoding.dim, 1, lambda i, j: int(i == index))
 
-    def exponentials(self) -> _Exponentials:
+    def exponentials(self) -> Exponentials:
         """Whether F = e^{p.A}, G = e^{p.B} with A_k^T = -B_k (decided once, then reused).
 
-        Up to ``_STRUCTURE_SHARE`` of the current stage: these claims are in one position and
+        Up to ``STRUCTURE_SHARE`` of the current stage: these claims are in one position and
         small, and when they do not all hold the expansion path needs the rest of the stage.
         """
         if self._exponentials is None:
-            budget = max(self.clock.left() * _STRUCTURE_SHARE, 1.0)
+            budget = max(self.clock.left() * STRUCTURE_SHARE, 1.0)
             clock = Clock(budget)
             positions = [a for name in ("p", "s", "t", "u") for a in _axes(getattr(self, name))]
 
             def decide_within(lhs, rhs, expand):
                 return decide(lhs, rhs, clock, expand, positions)
 
-            start = time.monotonic()
             try:
                 with deadline(budget):
-                    self._exponentials = self._recognise(decide_within)
+                    self._exponentials = recognise(self.blocks.restrict(self.F),
+                                                   self.blocks.restrict(self.G),
+                                                   _axes(self.p), decide_within)
             except BudgetExhausted:
-                self._exponentials = _Exponentials(reason="its time share ran out")
-            except NotExponential as reason:
-                self._exponentials = _Exponentials(reason=str(reason))
-            self._exponentials.seconds = time.monotonic() - start
+                self._exponentials = Exponentials(reason="its time share ran out")
         return self._exponentials
-
-    def _recognise(self, decide_within) -> _Exponentials:
-        axes = _axes(self.p)
-        Fb, Gb = self.blocks.restrict(self.F), self.blocks.restrict(self.G)
-        F = exponential_form("F", Fb, axes, decide_within)
-        G = F if Fb == Gb else exponential_form("G", Gb, axes, decide_within)
-        verdicts = F.verdicts + (G.verdicts if G is not F else [])
-        opposite = [decide_within(block_claim([a.T + b for a, b in zip(A, B)]),
-                                  block_claim([sp.zeros(*b.shape) for b in B]), False)
-                    for A, B in zip(F.generators, G.generators)]
-        verdicts += opposite
-        if not all(v.proved for v in opposite):
-            raise NotExponential("A^T = -B is not proved")
-        pairs = [(j, k) for j in range(len(axes)) for k in range(j + 1, len(axes))]
-        commute = [decide_within(block_claim([a * b for a, b in zip(G.generators[j],
-                                                                     G.generators[k])]),
-                                 block_claim([b * a for a, b in zip(G.generators[j],
-                                                                    G.generators[k])]), False)
-                   for j, k in pairs]
-        verdicts += commute
-        if not all(v.proved for v in commute):
-            raise NotExponential("the generators of different axes do not provably commute")
-        facts = list(dict.fromkeys(F.facts + (G.facts if G is not F else ["G = F"])))
-        facts.append("A^T = -B" if len(axes) == 1 else "A_k^T = -B_k, B_j B_k = B_k B_j")
-        return _Exponentials(F, G, verdicts, facts)
 
     def _structural_result(self, name: str, conclusion: str, start) -> AssumptionResult | None:
         """The assumption proved from the exponential form, or None (the expansion path then)."""

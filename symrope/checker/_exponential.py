@@ -33,7 +33,8 @@ from symrope.checker._continuity import (continuity_obstacle, continuous_extensi
                                          defined_value, extended_value)
 from symrope.checker._structure import block_claim
 
-__all__ = ["ExponentialForm", "exponential_form", "ODE_UNIQUENESS", "ODE_UNIQUENESS_SHORT"]
+__all__ = ["ExponentialForm", "Exponentials", "NotExponential", "exponential_form", "recognise",
+           "ODE_UNIQUENESS", "ODE_UNIQUENESS_SHORT", "STRUCTURE_SHARE"]
 
 ODE_UNIQUENESS = ("uniqueness for linear ODEs (Picard-Lindelof): exp(rM) is the unique solution "
                   "of Y' = M Y, Y(0) = I (B. C. Hall, Lie Groups, Lie Algebras, and "
@@ -59,6 +60,73 @@ class ExponentialForm:
 
 class NotExponential(Exception):
     """Why a matrix was not recognised as an exponential (the expansion path takes over)."""
+
+
+# The share of a stage the recognition may use before the expansion path runs.
+STRUCTURE_SHARE = 0.6
+
+
+@dataclass
+class Exponentials:
+    """``F = e^{p.A}`` and ``G = e^{p.B}`` with ``A_k^T = -B_k``, proved; or why not (``reason``)."""
+
+    F: ExponentialForm | None = None
+    G: ExponentialForm | None = None
+    verdicts: list = field(default_factory=list)
+    facts: list = field(default_factory=list)
+    reason: str | None = None
+
+    @property
+    def proved(self) -> bool:
+        return self.reason is None
+
+
+def recognise(F_blocks, G_blocks, axes: tuple, decide) -> Exponentials:
+    """``F = e^{p.A}``, ``G = e^{p.B}``, ``A_k^T = -B_k`` and commuting ``B_k``, all proved.
+
+    Then ``F(s)^T G(t) = e^{-s.B} e^{t.B} = e^{(t - s).B}`` (the ``B_k`` commute) and
+    ``F(p)^T G(p) = I``. Any fact that is not proved gives an :class:`Exponentials` with the
+    ``reason``; nothing is concluded from it (``A^T != -B`` does refute translation invariance,
+    but a refutation needs a counterexample, which the expansion path finds).
+
+    Examples
+    ========
+
+    >>> import sympy as sp
+    >>> from symrope.engine import verify
+    >>> p = sp.Symbol("p", real=True)
+    >>> R = lambda a: sp.ImmutableMatrix([[sp.cos(a), -sp.sin(a)], [sp.sin(a), sp.cos(a)]])
+    >>> decide = lambda a, b, e: verify(a, b)
+    >>> recognise([R(p)], [R(p)], (p,), decide).facts
+    ["F(0) = I, F' = A F", 'G = F', 'A^T = -B']
+    >>> recognise([R(p)], [R(2 * p)], (p,), decide).reason
+    'A^T = -B is not proved'
+    """
+    try:
+        F = exponential_form("F", F_blocks, axes, decide)
+        G = F if list(F_blocks) == list(G_blocks) else \
+            exponential_form("G", G_blocks, axes, decide)
+    except NotExponential as reason:
+        return Exponentials(reason=str(reason))
+    verdicts = F.verdicts + (G.verdicts if G is not F else [])
+    opposite = [decide(block_claim([a.T + b for a, b in zip(A, B)]),
+                       block_claim([sp.zeros(*b.shape) for b in B]), False)
+                for A, B in zip(F.generators, G.generators)]
+    verdicts += opposite
+    if not all(v.proved for v in opposite):
+        return Exponentials(F, G, verdicts, reason="A^T = -B is not proved")
+    pairs = [(j, k) for j in range(len(axes)) for k in range(j + 1, len(axes))]
+    commute = [decide(block_claim([a * b for a, b in zip(G.generators[j], G.generators[k])]),
+                      block_claim([b * a for a, b in zip(G.generators[j], G.generators[k])]),
+                      False)
+               for j, k in pairs]
+    verdicts += commute
+    if not all(v.proved for v in commute):
+        return Exponentials(F, G, verdicts,
+                            reason="the generators of different axes do not provably commute")
+    facts = list(dict.fromkeys(F.facts + (G.facts if G is not F else ["G = F"])))
+    facts.append("A^T = -B" if len(axes) == 1 else "A_k^T = -B_k, B_j B_k = B_k B_j")
+    return Exponentials(F, G, verdicts, facts)
 
 
 def exponential_form(name: str, blocks, axes: tuple, decide) -> ExponentialForm:
