@@ -41,6 +41,26 @@ def test_rodrigues_form_is_proved_relative_through_its_removable_singularity():
     assert report.generator["axes"][0]["blocks"][0]["matrix"] == sp.sstr(K.tolist())
 
 
+def rodrigues_sinc(p):
+    """The same rotation with sinc(theta) (SymPy differentiates sinc into a Piecewise)."""
+    theta = sp.sqrt(14) * sp.Abs(p)
+    return sp.eye(3) + sp.sinc(theta) * p * K + (1 - sp.cos(theta)) / theta ** 2 * (p * K) ** 2
+
+
+def rodrigues_half_angle(p):
+    """The same rotation with 1 - cos(theta) written 2 sin(theta/2)^2."""
+    theta = sp.sqrt(14) * sp.Abs(p)
+    return sp.eye(3) + sp.sin(theta) / theta * p * K + \
+        2 * sp.sin(theta / 2) ** 2 / theta ** 2 * (p * K) ** 2
+
+
+@pytest.mark.parametrize("form", [rodrigues_sinc, rodrigues_half_angle])
+def test_other_spellings_of_rodrigues_are_proved_too(form):
+    report = check(Encoding.from_matrices(form.__name__, form, form), budget=20)
+    assert set(report.verdicts().values()) == {"proved"}
+    assert report.generator["axes"][0]["blocks"][0]["matrix"] == sp.sstr(K.tolist())
+
+
 def test_matrix_exp_liere_2d_is_refuted_without_evaluating_at_zero():
     # exp(p0 Lz + p1 Lx) via SymPy's Matrix.exp: 1/(p0**2 + p1**2) terms, undefined at (0, 0).
     # Lz and Lx do not commute, so the score is not a function of t - s: refuted.

@@ -10,6 +10,7 @@ facts that make it a function of ``t - s`` are much smaller claims in one positi
   solution is ``e^{r q . A}`` (cited: :data:`ODE_UNIQUENESS`). Where the identity is proved
   only off a finite set of points (the expressions are undefined there), continuity of ``F``
   glues the pieces of the solution together, so the conclusion is the same.
+* ``sinc(u)`` is written ``sin(u)/u`` (equal off the thin set ``u = 0``; continuity covers it).
 * An entry that contains ``|p_k|`` (Rodrigues' ``theta = w |p|``) is first rewritten exactly: if
   ``E(p, a)`` (``E`` with ``|p_k|`` replaced by a symbol ``a``) is proved even in ``a``, then
   ``E(p, |p_k|) = E(p, p_k)`` for every real ``p`` (``|p_k|`` is ``p_k`` or ``-p_k``). SymPy's
@@ -158,7 +159,9 @@ def exponential_form(name: str, blocks, axes: tuple, decide) -> ExponentialForm:
     [0, -2],
     [2,  0]])
     """
-    blocks, facts, verdicts = _without_abs(blocks, axes, decide)
+    blocks, facts = _without_sinc(blocks, axes)
+    blocks, more, verdicts = _without_abs(blocks, axes, decide)
+    facts += more
     facts += _continuous(name, blocks, axes)
     origin = [_at_origin(b, axes) for b in blocks]
     identity = decide(block_claim(origin), block_claim([sp.eye(b.shape[0]) for b in blocks]),
@@ -181,6 +184,25 @@ def exponential_form(name: str, blocks, axes: tuple, decide) -> ExponentialForm:
     facts.append(f"{name}(0) = I, {name}' = {letter} {name}" if len(axes) == 1 else
                  f"{name}(0) = I, d{name}/dp_k = {letter}_k {name}")
     return ExponentialForm(generators, blocks, verdicts, facts)
+
+
+def _without_sinc(blocks, axes):
+    """``sinc(u)`` written ``sin(u)/u``, which SymPy can differentiate without a ``Piecewise``.
+
+    The two agree wherever ``u != 0``, a set whose complement has empty interior when ``u**2``
+    is a nonzero polynomial in the positions; the matrix the facts are about is then proved
+    continuous (below), ``sinc`` is continuous, so both continuous extensions agree everywhere.
+    """
+    arguments = {node.args[0] for b in blocks for node in b.atoms(sp.sinc)
+                 if node.args[0].free_symbols & set(axes)}
+    if not arguments:
+        return list(blocks), []
+    for u in arguments:
+        square = sp.expand(u ** 2)
+        if square == 0 or not square.is_polynomial(*axes):
+            raise NotExponential(f"sinc({u}) does not vanish only on a thin set")
+    rewritten = [sp.ImmutableMatrix(b.replace(sp.sinc, lambda u: sp.sin(u) / u)) for b in blocks]
+    return rewritten, ["sinc(u) -> sin(u)/u (equal where u != 0)"]
 
 
 def _without_abs(blocks, axes, decide):
