@@ -10,6 +10,7 @@ import sympy as sp
 from symrope.checker import Encoding, check
 from symrope.checker._claims import Clock, decide
 from symrope.checker._continuity import find_discontinuity
+from symrope.checker._exponential import NotExponential, exponential_form
 
 K = sp.Matrix([[0, -3, 2], [3, 0, -1], [-2, 1, 0]])  # so(3), |w| = sqrt(14)
 
@@ -25,17 +26,38 @@ def rotation(angle):
     return sp.Matrix([[sp.cos(angle), -sp.sin(angle)], [sp.sin(angle), sp.cos(angle)]])
 
 
-@pytest.mark.xfail(strict=True, reason="issue 10, not reached yet: the engine neither proves "
-                   "the shifted claim F(s)^T G(t) = F(s+u)^T G(t+u) nor F(p)^T G(p) = I "
-                   "with Abs(p) in denominators within the budget (both stay undecided)")
 def test_rodrigues_form_is_proved_relative_through_its_removable_singularity():
     # R(p) = exp(pK) for p != 0 and the continuous extension R(0) = I: a rotation group, so all
     # four assumptions hold for the continuous extension (the convention the checker states).
-    report = check(Encoding.from_matrices("rodrigues", rodrigues, rodrigues), budget=120)
+    # |p| is replaced by p only because every entry is proved even in |p|; then R(0) = I and
+    # R' = K R are proved, and ODE uniqueness gives R(p) = e^{pK}.
+    report = check(Encoding.from_matrices("rodrigues", rodrigues, rodrigues), budget=20)
     assert report.verdicts() == {"linearity": "proved", "translation_invariance": "proved",
                                  "identity_at_zero": "proved", "continuity": "proved"}
     assert "removable" in report.assumptions["continuity"].evidence
+    translation = report.assumptions["translation_invariance"].evidence
+    assert "even in |p|" in translation and "uniqueness for linear ODEs" in translation
     # the generator is K itself, found through the limit p -> 0
+    assert report.generator["axes"][0]["blocks"][0]["matrix"] == sp.sstr(K.tolist())
+
+
+def rodrigues_sinc(p):
+    """The same rotation with sinc(theta) (SymPy differentiates sinc into a Piecewise)."""
+    theta = sp.sqrt(14) * sp.Abs(p)
+    return sp.eye(3) + sp.sinc(theta) * p * K + (1 - sp.cos(theta)) / theta ** 2 * (p * K) ** 2
+
+
+def rodrigues_half_angle(p):
+    """The same rotation with 1 - cos(theta) written 2 sin(theta/2)^2."""
+    theta = sp.sqrt(14) * sp.Abs(p)
+    return sp.eye(3) + sp.sin(theta) / theta * p * K + \
+        2 * sp.sin(theta / 2) ** 2 / theta ** 2 * (p * K) ** 2
+
+
+@pytest.mark.parametrize("form", [rodrigues_sinc, rodrigues_half_angle])
+def test_other_spellings_of_rodrigues_are_proved_too(form):
+    report = check(Encoding.from_matrices(form.__name__, form, form), budget=20)
+    assert set(report.verdicts().values()) == {"proved"}
     assert report.generator["axes"][0]["blocks"][0]["matrix"] == sp.sstr(K.tolist())
 
 
@@ -142,14 +164,95 @@ def _quaternion_generators():
     return A, B
 
 
-@pytest.mark.xfail(strict=True, reason="issue 10, not reached yet: no structural (exp of "
-                   "commuting generators) path; the expansion needs more than a fair share of "
-                   "a 20 s budget")
 def test_commuting_skew_generators_are_proved_within_a_small_budget():
     # exp(p A) exp(3 p B) = exp(p (A + 3B)) since AB = BA. (SymPy's Matrix.exp of p (A + 3B)
-    # itself takes minutes to build, so the product form is the one tested.)
+    # itself takes minutes to build, so the product form is the one tested.) Decided from
+    # R(0) = I and R' = R'(0) R, never by expanding R(s)^T R(t).
     A, B = _quaternion_generators()
     R = lambda p: (p * A).exp() * (3 * p * B).exp()  # noqa: E731
     report = check(Encoding.from_matrices("comrope_product", R, R), budget=20)
     assert report.verdicts() == {"linearity": "proved", "translation_invariance": "proved",
                                  "identity_at_zero": "proved", "continuity": "proved"}
+    assert "exp(pA)" in report.assumptions["translation_invariance"].evidence
+    # the generator is A + 3B (skew, so a pure rotation); its rotation frequencies are the
+    # positive imaginary parts of the eigenvalues of A + 3B
+    (block,) = report.generator["axes"][0]["blocks"]
+    assert sp.Matrix(sp.sympify(block["matrix"])) == A + 3 * B
+    assert report.generator["pure_rotation"]["verdict"] == "proved"
+    frequencies = [sp.sympify(r["frequency"]) for r in report.classification["p"]["rotation"]]
+    expected = [sp.im(v) for v in (A + 3 * B).eigenvals() if sp.im(v).is_positive]
+    assert len(frequencies) == len(expected) == 2
+    assert all(any(sp.simplify(f - e) == 0 for e in expected) for f in frequencies)
+
+
+def _left_multiplication(q):
+    """The 4x4 matrix of x -> q x on the quaternions (w, x, y, z)."""
+    w, a, b, c = q
+    return sp.Matrix([[w, -a, -b, -c], [a, w, -c, b], [b, c, w, -a], [c, -b, a, w]])
+
+
+def test_two_axes_with_commuting_generators_are_proved_and_without_are_refuted():
+    # exp(p0 A) exp(p1 B) with AB = BA is exp(p0 A + p1 B): relative in two axes. With left
+    # multiplications by i and by j (which anticommute), dF/dp1 = exp(p0 Li) Lj exp(p1 Lj) is
+    # not Lj F, so no exponential form is claimed; the score is then refuted by a
+    # counterexample (F^T F = I still holds: both factors are rotations).
+    A, B = _quaternion_generators()
+    both = lambda p: (p[0] * A).exp() * (p[1] * B).exp()  # noqa: E731
+    report = check(Encoding.from_matrices("comrope_2d", both, both, position_dims=2), budget=30)
+    assert set(report.verdicts().values()) == {"proved"}
+    assert "B_j B_k = B_k B_j" in report.assumptions["translation_invariance"].evidence
+    assert report.generator["commute"]["verdict"] == "proved"
+    Li, Lj = _left_multiplication([0, 1, 0, 0]), _left_multiplication([0, 0, 1, 0])
+    assert Li * Lj == -Lj * Li
+    apart = lambda p: (p[0] * Li).exp() * (p[1] * Lj).exp()  # noqa: E731
+    report = check(Encoding.from_matrices("anticommuting_2d", apart, apart, position_dims=2),
+                   budget=30)
+    assert report.assumptions["translation_invariance"].verdict == "refuted"
+    assert report.assumptions["identity_at_zero"].verdict == "proved"
+
+
+def test_exponentials_with_generators_that_do_not_cancel_are_refuted():
+    # F(p) = e^{pA}, G(p) = e^{2pA}: both are exponentials, but A^T = -2A fails, so the
+    # structural path proves nothing and the expansion path finds the counterexample.
+    A, _ = _quaternion_generators()
+    F = lambda p: (p * A).exp()  # noqa: E731
+    G = lambda p: (2 * p * A).exp()  # noqa: E731
+    report = check(Encoding.from_matrices("unequal_rates", F, G), budget=30)
+    assert report.assumptions["translation_invariance"].verdict == "refuted"
+    assert report.assumptions["identity_at_zero"].verdict == "refuted"
+
+
+def test_an_odd_function_of_abs_p_is_not_rewritten_to_p():
+    # R(|p|): sin(|p|) is not even in |p|, so |p| must not become p (that would make it RoPE).
+    # The score at s = -1, t = 1 is cos(|1| - |-1|) = 1 on the diagonal, at (0, 2) it is cos 2.
+    absolute = lambda p: rotation(sp.Abs(p))  # noqa: E731
+    report = check(Encoding.from_matrices("abs_rotation", absolute, absolute), budget=30)
+    assert report.assumptions["translation_invariance"].verdict == "refuted"
+    assert report.assumptions["identity_at_zero"].verdict == "proved"
+
+
+def _decide_now(lhs, rhs, expand):
+    return decide(lhs, rhs, Clock(20), expand)
+
+
+def test_exponential_form_reads_the_generator_through_the_abs_rewrite():
+    # Rodrigues' R(p) with theta = sqrt(14) |p|: every entry is even in |p|, so |p| -> p is
+    # exact; then R(0) = I and R' = K R are proved, and the generator is K itself.
+    p = sp.Symbol("p", real=True)
+    form = exponential_form("F", [sp.ImmutableMatrix(rodrigues(p))], (p,), _decide_now)
+    assert form.generators[0][0] == K
+    assert not form.blocks[0].has(sp.Abs)
+    assert any("even in |p|" in fact for fact in form.facts)
+
+
+def test_exponential_form_refuses_what_is_not_an_exponential():
+    p = sp.Symbol("p", real=True)
+    # sin(|p|) is odd in |p|: replacing |p| by p would change the matrix for p < 0
+    with pytest.raises(NotExponential, match="even"):
+        exponential_form("F", [sp.ImmutableMatrix(rotation(sp.Abs(p)))], (p,), _decide_now)
+    # R(p^2): R(0) = I and R'(0) = 0, but R' = 0 R fails (the rate is 2p, not constant)
+    with pytest.raises(NotExponential, match="F/dp"):
+        exponential_form("F", [sp.ImmutableMatrix(rotation(p ** 2))], (p,), _decide_now)
+    # a rotation that starts at a quarter turn: F(0) != I
+    with pytest.raises(NotExponential, match="F\\(0\\) = I"):
+        exponential_form("F", [sp.ImmutableMatrix(rotation(p + 1))], (p,), _decide_now)

@@ -265,3 +265,25 @@ def test_unevaluated_frequencies_share_one_template_and_a_wrong_block_is_still_r
     verdict = verify(sp.MatMul(rope(s).T, rope(t), evaluate=False), sp.BlockDiagMatrix(*wrong),
                      budget=60)
     assert verdict.refuted, verdict.explain()
+
+
+def test_undecided_reason_counts_the_points_that_agreed():
+    # atan(q) + atan(1/q) = pi/2 for q > 0 (true; no rewrite of the engine proves it): the
+    # evidence is agreement at every point sampled, and the reason counts them.
+    q = sp.Symbol("q", positive=True)
+    verdict = verify(sp.atan(q) + sp.atan(1 / q), sp.pi / 2, budget=5)
+    assert verdict.undecided
+    sampled = verdict.details["sampled_points"]
+    assert sampled > 0 and verdict.details["agreeing_points"] == sampled
+    assert f"agreed numerically at {sampled} of {sampled} sampled points" in verdict.reason
+    assert "evidence, not proof" in verdict.reason
+
+
+def test_undecided_reason_says_when_no_point_could_be_evaluated():
+    # floor(x) + ceiling(-x) = 0 for every real x, so the left side is 1/0 at every point: the
+    # claim agreed nowhere, and "agreed at every sampled point" would be a false statement.
+    verdict = verify(1 / (sp.floor(x) + sp.ceiling(-x)), 1, budget=5)
+    assert verdict.undecided
+    assert verdict.details["evaluated_points"] == 0 and verdict.details["sampled_points"] > 0
+    assert "no point could be evaluated" in verdict.reason
+    assert "every sampled point" not in verdict.reason

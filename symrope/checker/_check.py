@@ -20,6 +20,8 @@ from symrope.checker._claims import Clock, decide, methods
 from symrope.checker._continuity import (continuity_obstacle, continuous_extension,
                                          defined_value, find_discontinuity)
 from symrope.checker._encoding import Encoding
+from symrope.checker._exponential import (ODE_UNIQUENESS_SHORT, STRUCTURE_SHARE,
+                                          Exponentials, recognise)
 from symrope.checker._report import AssumptionResult, CheckReport, show
 from symrope.checker._generator import Unclassifiable, generator
 from symrope.checker._structure import block_claim, block_partition, jacobian
@@ -158,6 +160,7 @@ class _Run:
                                           for n in ("p", "s", "t", "u"))
         self.shifted = False  # translation stated as score(s, t) = score(s + u, t + u)
         self.F = self.G = self.blocks = None
+        self._exponentials = None  # F = e^{p.A}, G = e^{p.B} and A^T = -B, once decided
 
     # ---------------------------------------------------------------- helpers
     def _encode(self, role, x, position) -> sp.ImmutableMatrix:
@@ -285,8 +288,50 @@ class _Run:
     def _basis(self, index: int) -> sp.ImmutableMatrix:
         return sp.ImmutableMatrix(self.encoding.dim, 1, lambda i, j: int(i == index))
 
+    def exponentials(self) -> Exponentials:
+        """Whether F = e^{p.A}, G = e^{p.B} with A_k^T = -B_k (decided once, then reused).
+
+        Up to ``STRUCTURE_SHARE`` of the current stage: these claims are in one position and
+        small, and when they do not all hold the expansion path needs the rest of the stage.
+        """
+        if self._exponentials is None:
+            budget = max(self.clock.left() * STRUCTURE_SHARE, 1.0)
+            clock = Clock(budget)
+            positions = [a for name in ("p", "s", "t", "u") for a in _axes(getattr(self, name))]
+
+            def decide_within(lhs, rhs, expand):
+                return decide(lhs, rhs, clock, expand, positions)
+
+            try:
+                with deadline(budget):
+                    self._exponentials = recognise(self.blocks.restrict(self.F),
+                                                   self.blocks.restrict(self.G),
+                                                   _axes(self.p), decide_within)
+            except BudgetExhausted:
+                self._exponentials = Exponentials(reason="its time share ran out")
+        return self._exponentials
+
+    def _structural_result(self, name: str, conclusion: str, start) -> AssumptionResult | None:
+        """The assumption proved from the exponential form, or None (the expansion path then)."""
+        found = self.exponentials()
+        if not found.proved:
+            return None
+        one = len(_axes(self.p)) == 1
+        evidence = (f"{conclusion}, since F(p) = exp({'pA' if one else 'p.A'}), G(p) = "
+                    f"exp({'pB' if one else 'p.B'}) (checked: " + "; ".join(found.facts)
+                    + f"; cited: {ODE_UNIQUENESS_SHORT}), {len(self.blocks)} block(s) "
+                    f"({methods(found.verdicts)})")
+        return AssumptionResult(name, PROVED, evidence, verdicts=found.verdicts,
+                                seconds=time.monotonic() - start)
+
     def linear_translation(self) -> AssumptionResult:
         start = time.monotonic()
+        one = len(_axes(self.p)) == 1
+        structural = self._structural_result(
+            "translation_invariance", "F(s)^T G(t) = exp(-sB) exp(tB) = exp((t - s)B)" if one
+            else "F(s)^T G(t) = exp(-s.B) exp(t.B) = exp((t - s).B)", start)
+        if structural is not None:
+            return structural
         s, t, offset, zero = self.s, self.t, self._offset(), self._zero()
         self.shifted = not self._defined_at_zero(self.F, self.G)
         if self.shifted:  # F(0) undefined as written: never evaluate there
@@ -353,6 +398,11 @@ class _Run:
 
     def linear_identity(self) -> AssumptionResult:
         start = time.monotonic()
+        structural = self._structural_result(
+            "identity_at_zero", "F(p)^T G(p) = exp(-pB) exp(pB) = I"
+            if len(_axes(self.p)) == 1 else "F(p)^T G(p) = exp(-p.B) exp(p.B) = I", start)
+        if structural is not None:
+            return structural
         p = self.p
         verdict = self._block_claim(lambda f, g: f.T * g, lambda f, g: sp.eye(f.shape[0]))
         counterexample, evidence = None, "F(p)^T G(p) = I"

@@ -8,9 +8,7 @@
 
 from __future__ import annotations
 
-import dataclasses
 import random
-import re
 import time
 
 import sympy as sp
@@ -64,7 +62,7 @@ def decide(lhs, rhs, clock: Clock, expand: bool = False, positions=()) -> Verdic
     With ``positions`` (the claim's position symbols), a claim whose expressions switch at a
     threshold is first probed at positions across scales (:func:`probe_across_scales`), and so
     is any claim the engine leaves undecided; an undecided verdict says how many points could
-    be evaluated at all.
+    be evaluated at all (the engine counts them).
     """
     # Not for trigonometric claims: expanding there splits the engine's constant templates.
     if expand:  # Floats read exactly first: expanding multiplies them, and that rounds
@@ -84,11 +82,6 @@ def decide(lhs, rhs, clock: Clock, expand: bool = False, positions=()) -> Verdic
         found = _bounded_probe(lhs, rhs, positions, clock)
         if found is not None:
             return found
-        try:
-            with deadline(clock.left()):
-                return _with_evaluated_count(verdict, lhs, rhs)
-        except BudgetExhausted:
-            return verdict
     return verdict
 
 
@@ -165,7 +158,6 @@ def methods(verdicts) -> str:
 
 
 _SCALE_PROBE_SEED = 7
-_COUNT_POINTS = 6  # as many points as the engine samples for an entry no rewrite settled
 
 
 def _claim_entries(side) -> list:
@@ -227,39 +219,3 @@ def _entry_of(side, flat: int):
     if isinstance(side, sp.MatrixBase):
         return divmod(flat, side.shape[1])
     return None
-
-
-_AGREED = re.compile(r"; it agreed numerically at every sampled point, which is evidence, "
-                     r"not proof$")
-
-
-def _with_evaluated_count(verdict, lhs, rhs):
-    """The engine's undecided reason, with how many sampled points could be evaluated at all.
-
-    "Agreed numerically at every sampled point" is only evidence when there were points: a
-    claim undefined wherever it was sampled (0/0 at every point) agreed nowhere.
-    """
-    if not verdict.reason or not _AGREED.search(verdict.reason):
-        return verdict
-    flat = 0
-    if verdict.entry is not None and isinstance(lhs, (sp.MatrixBase, sp.BlockDiagMatrix)):
-        if isinstance(lhs, sp.BlockDiagMatrix):
-            block, row, col = verdict.entry
-            flat = sum(b.shape[0] * b.shape[1] for b in lhs.diag[:block]) + \
-                row * lhs.diag[block].shape[1] + col
-        else:
-            flat = verdict.entry[0] * lhs.shape[1] + verdict.entry[1]
-    a, b = _claim_entries(lhs)[flat], _claim_entries(rhs)[flat]
-    rng, evaluated = random.Random(0), 0
-    for attempt in range(_COUNT_POINTS):
-        try:
-            point = sample_point(rng, a, b, attempt=attempt)
-            (evaluation,) = evaluate(a, b, point)
-        except (Unsampleable, ZeroDivisionError, ValueError, TypeError):
-            continue
-        evaluated += evaluation.low is not None and evaluation.negligible
-    agreed = (f"; it agreed numerically at {evaluated} of {_COUNT_POINTS} sampled points (at "
-              "the others it is undefined or could not be evaluated)"
-              + (", which is evidence, not proof" if evaluated else ", so there is no evidence "
-                 "either way"))
-    return dataclasses.replace(verdict, reason=_AGREED.sub(agreed, verdict.reason))

@@ -293,7 +293,8 @@ def continuous_extension(expr, axis, budget: float = 5.0) -> str | None:
 
 def defined_value(expr, values: dict):
     """``expr`` at ``values`` by substitution, or None where it is undefined there (0/0, 1/0)."""
-    value = sp.sympify(expr).xreplace(values)
+    # sympify again: a bare symbol replaced by a Python int comes back as that int
+    value = sp.sympify(sp.sympify(expr).xreplace(values))
     return None if _infinite(value) else value
 
 

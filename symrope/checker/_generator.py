@@ -37,6 +37,16 @@ def generator(run):
                     for k in range(len(axes_p)))
     offset = _pack(offsets, run.p)
     zero = _pack(tuple(sp.Integer(0) for _ in axes_p), run.p)
+    names = [a.name for a in axes_p]
+    known = run._exponentials  # decided with translation invariance (None: never tried)
+    if known is not None and known.proved:
+        # F(0) = I, so H(d) = F(0)^T G(d) = G(d) = e^{d.B}: X_k = B_k, already proved.
+        X = known.G.generators
+        result = {"axes": _axes_of(names, run, X),
+                  "exponential": {"verdict": PROVED, "evidence": (
+                      "H(d) = F(0)^T G(d) = G(d) = exp(dB), X = B (checked for translation "
+                      "invariance: " + "; ".join(known.facts) + ")")}}
+        return _classified(run, X, names, result)
     Fb, Gb = run.blocks.restrict(run.F), run.blocks.restrict(run.G)
     # The continuous extension at 0 (a limit where F(0) is 0/0 as written): one position axis
     if len(axes_p) == 1:
@@ -56,11 +66,8 @@ def generator(run):
                         block_claim([x_b * h for x_b, h in zip(Xk, H)]), expand=True)
            for d, Xk in zip(offsets, X)]
     status = combine(ode)
-    names = [a.name for a in axes_p]
     result = {
-        "axes": [{"axis": name, "blocks": [{"indices": list(g), "matrix": show(x_b)}
-                                           for g, x_b in zip(run.blocks.groups, Xk)]}
-                 for name, Xk in zip(names, X)],
+        "axes": _axes_of(names, run, X),
         "exponential": {"verdict": status, "evidence": (
             ("H(0) = I and dH/dd = X H(d), so H(d) = exp(d X) by uniqueness of solutions of "
              "linear ODEs" if len(X) == 1 else
@@ -68,6 +75,17 @@ def generator(run):
              "exp(sum_k d_k X_k) by uniqueness of solutions of linear ODEs")
             if status == PROVED else "; ".join(v.explain() for v in ode))},
     }
+    return _classified(run, X, names, result)
+
+
+def _axes_of(names, run, X) -> list:
+    return [{"axis": name, "blocks": [{"indices": list(g), "matrix": show(x_b)}
+                                      for g, x_b in zip(run.blocks.groups, Xk)]}
+            for name, Xk in zip(names, X)]
+
+
+def _classified(run, X, names, result):
+    """Skewness, commutation and the real Jordan form of each generator, block by block."""
     skew = [run._verify(block_claim([x_b + x_b.T for x_b in Xk]),
                          block_claim([sp.zeros(*x_b.shape) for x_b in Xk])) for Xk in X]
     result["pure_rotation"] = {"verdict": combine(skew)}

@@ -188,6 +188,9 @@ class _Entry:
     verdict: str = UNDECIDED
     method: str | None = None
     _difference: object = None
+    sampled: int = 0   # points drawn by the probes of this entry
+    evaluated: int = 0  # of those, points where the claim could be evaluated at all
+    agreed: int = 0    # of those, points where the difference was negligible at two precisions
 
     @property
     def difference(self):
@@ -292,8 +295,28 @@ def _decide_entries(run: _Run, clock, entries: list[_Entry]):
 def _undecided(run: _Run, entry: _Entry) -> Verdict:
     where = f" (entry {entry.where})" if entry.where is not None else ""
     return Verdict(UNDECIDED, run.lhs, run.rhs, entry=entry.where, seconds=run.elapsed(),
-                   reason=f"no rewrite reduced the difference to zero{where}; it agreed "
-                          "numerically at every sampled point, which is evidence, not proof")
+                   reason=f"no rewrite reduced the difference to zero{where}; "
+                          f"{_sampling_evidence(entry)}",
+                   details={"sampled_points": entry.sampled,
+                            "evaluated_points": entry.evaluated,
+                            "agreeing_points": entry.agreed})
+
+
+def _sampling_evidence(entry: _Entry) -> str:
+    """What the probes of an undecided entry showed, counted: agreement at no point is no evidence.
+
+    A claim undefined wherever it was sampled (0/0 at every point) agreed nowhere; saying it
+    "agreed at every sampled point" would pass off an empty sample as evidence.
+    """
+    if entry.evaluated == 0:
+        return (f"no point could be evaluated (0 of {entry.sampled} sampled points: the claim "
+                "is undefined there or could not be computed), so there is no numerical "
+                "evidence either way")
+    others = entry.sampled - entry.agreed
+    rest = "" if not others else (f" (at the other {others} it is undefined or the comparison "
+                                  "was inconclusive)")
+    return (f"it agreed numerically at {entry.agreed} of {entry.sampled} sampled points{rest}, "
+            "which is evidence, not proof")
 
 
 def _conclude(run: _Run, checked_entries: list[_Entry], details: dict) -> Verdict:
@@ -408,11 +431,15 @@ def _refuted(run: _Run, point: dict, evaluation, entry, how: str) -> Verdict:
 
 
 def _probe(run: _Run, entry: _Entry, points: int) -> Verdict | None:
+    """A refutation at one of ``points`` random exact points, or None; counts what it saw."""
+    entry.sampled += points
     for point, (evaluation,) in _evaluated_points(run, entry.lhs, entry.rhs, range(points),
                                                   within_hypotheses=True):
+        entry.evaluated += evaluation.low is not None  # 1/0 substitutes fine, to zoo
         if evaluation.clearly_nonzero:
             return _refuted(run, _complete_point(run, point), evaluation, entry.where,
                             "exact counterexample,")
+        entry.agreed += bool(evaluation.negligible)
     return None
 
 
