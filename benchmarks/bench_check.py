@@ -30,6 +30,7 @@ from symrope.checker import _check as checker
 from symrope.checker._exponential import Exponentials
 from symrope.checker._structure import Blocks
 from symrope.checker._zoo import rope_frequencies, rotate_pairs
+from symrope.linalg import quaternion_multiplication
 
 
 def rope(d: int) -> Encoding:
@@ -43,16 +44,10 @@ def rope(d: int) -> Encoding:
 
 def _quaternion_generators():
     """Left multiplication by i + 2j and right multiplication by k on the quaternions: commuting,
-    skew-symmetric, 4x4 (the ComRoPE case of ``tests/test_check_ordinary.py``)."""
-    def product(a, b):
-        w1, x1, y1, z1 = a
-        w2, x2, y2, z2 = b
-        return [w1 * w2 - x1 * x2 - y1 * y2 - z1 * z2, w1 * x2 + x1 * w2 + y1 * z2 - z1 * y2,
-                w1 * y2 - x1 * z2 + y1 * w2 + z1 * x2, w1 * z2 + x1 * y2 - y1 * x2 + z1 * w2]
-
-    unit = [[int(i == j) for i in range(4)] for j in range(4)]
-    A = sp.Matrix(4, 4, lambda i, j: product([0, 1, 2, 0], unit[j])[i])
-    B = sp.Matrix(4, 4, lambda i, j: product(unit[j], [0, 0, 0, 1])[i])
+    skew-symmetric, 4x4 (the ComRoPE case)."""
+    A = quaternion_multiplication([0, 1, 2, 0], "left")
+    B = quaternion_multiplication([0, 0, 0, 1], "right")
+    assert A * B == B * A and A.T == -A and B.T == -B
     return A, B
 
 

@@ -11,6 +11,7 @@ from symrope.checker import Encoding, check
 from symrope.checker._claims import Clock, decide
 from symrope.checker._continuity import find_discontinuity
 from symrope.checker._exponential import NotExponential, exponential_form
+from symrope.linalg import quaternion_multiplication
 
 K = sp.Matrix([[0, -3, 2], [3, 0, -1], [-2, 1, 0]])  # so(3), |w| = sqrt(14)
 
@@ -150,16 +151,10 @@ def test_budget_is_shared_between_the_assumptions():
 
 
 def _quaternion_generators():
-    """Left multiplication by i + 2j and right multiplication by k: commuting, skew, 4x4."""
-    def product(a, b):
-        w1, x1, y1, z1 = a
-        w2, x2, y2, z2 = b
-        return [w1 * w2 - x1 * x2 - y1 * y2 - z1 * z2, w1 * x2 + x1 * w2 + y1 * z2 - z1 * y2,
-                w1 * y2 - x1 * z2 + y1 * w2 + z1 * x2, w1 * z2 + x1 * y2 - y1 * x2 + z1 * w2]
-
-    unit = [[int(i == j) for i in range(4)] for j in range(4)]
-    A = sp.Matrix(4, 4, lambda i, j: product([0, 1, 2, 0], unit[j])[i])
-    B = sp.Matrix(4, 4, lambda i, j: product(unit[j], [0, 0, 0, 1])[i])
+    """Left multiplication by i + 2j and right multiplication by k on the quaternions: commuting,
+    skew-symmetric, 4x4 (the ComRoPE case)."""
+    A = quaternion_multiplication([0, 1, 2, 0], "left")
+    B = quaternion_multiplication([0, 0, 0, 1], "right")
     assert A * B == B * A and A.T == -A and B.T == -B
     return A, B
 
@@ -185,12 +180,6 @@ def test_commuting_skew_generators_are_proved_within_a_small_budget():
     assert all(any(sp.simplify(f - e) == 0 for e in expected) for f in frequencies)
 
 
-def _left_multiplication(q):
-    """The 4x4 matrix of x -> q x on the quaternions (w, x, y, z)."""
-    w, a, b, c = q
-    return sp.Matrix([[w, -a, -b, -c], [a, w, -c, b], [b, c, w, -a], [c, -b, a, w]])
-
-
 def test_two_axes_with_commuting_generators_are_proved_and_without_are_refuted():
     # exp(p0 A) exp(p1 B) with AB = BA is exp(p0 A + p1 B): relative in two axes. With left
     # multiplications by i and by j (which anticommute), dF/dp1 = exp(p0 Li) Lj exp(p1 Lj) is
@@ -202,7 +191,7 @@ def test_two_axes_with_commuting_generators_are_proved_and_without_are_refuted()
     assert set(report.verdicts().values()) == {"proved"}
     assert "B_j B_k = B_k B_j" in report.assumptions["translation_invariance"].evidence
     assert report.generator["commute"]["verdict"] == "proved"
-    Li, Lj = _left_multiplication([0, 1, 0, 0]), _left_multiplication([0, 0, 1, 0])
+    Li, Lj = quaternion_multiplication([0, 1, 0, 0]), quaternion_multiplication([0, 0, 1, 0])
     assert Li * Lj == -Lj * Li
     apart = lambda p: (p[0] * Li).exp() * (p[1] * Lj).exp()  # noqa: E731
     report = check(Encoding.from_matrices("anticommuting_2d", apart, apart, position_dims=2),

@@ -9,7 +9,7 @@ bounds) in :mod:`symrope.linalg._certified`.
 """
 
 from symrope.linalg._rotations import (L_X, L_Z, J, rotate_half_layout, rotate_pairs, rotation,
-                                      so3_exponential)
+                                      quaternion_multiplication, so3_exponential)
 from symrope.linalg._skew import (SkewBlocks, axis_skew_blocks, block_exponential, block_matrix,
                                   conjugated_skew, cross_product_matrix, householder, require_skew,
                                   skew_blocks_exact)
@@ -22,4 +22,5 @@ __all__ = ["SkewCertificate", "certified_skew_blocks", "exact_rational_matrix", 
            "exact_matmul", "DEFAULT_DPS", "DEFAULT_TOLERANCE", "J", "L_X", "L_Z", "rotation",
            "rotate_pairs", "rotate_half_layout", "so3_exponential", "block_matrix",
            "block_exponential", "SkewBlocks", "require_skew", "skew_blocks_exact",
-           "cross_product_matrix", "axis_skew_blocks", "householder", "conjugated_skew"]
+           "cross_product_matrix", "axis_skew_blocks", "householder", "conjugated_skew",
+           "quaternion_multiplication"]

@@ -12,7 +12,8 @@ import sympy as sp
 
 from symrope._typing import ExactScalar, VectorLike
 
-__all__ = ["J", "rotation", "rotate_pairs", "rotate_half_layout", "so3_exponential", "L_X", "L_Z"]
+__all__ = ["J", "rotation", "rotate_pairs", "rotate_half_layout", "so3_exponential", "L_X", "L_Z",
+           "quaternion_multiplication"]
 
 #: The generator of plane rotations, ``dR/dphi`` at ``phi = 0``.
 J = sp.ImmutableMatrix([[0, -1], [1, 0]])
@@ -91,3 +92,31 @@ def so3_exponential(r1: ExactScalar, r2: ExactScalar) -> sp.Matrix:
     K = r1 * sp.Matrix(L_Z) + r2 * sp.Matrix(L_X)
     angle = sp.sqrt(r1 ** 2 + r2 ** 2)
     return sp.eye(3) + sp.sinc(angle) * K + sp.sinc(angle / 2) ** 2 / 2 * K * K
+
+
+def quaternion_multiplication(q: Sequence[ExactScalar], side: str = "left") -> sp.Matrix:
+    r"""The 4x4 matrix of ``x -> q x`` (``side="left"``) or ``x -> x q`` (``"right"``) on the
+    quaternions, coordinates ``(w, x, y, z)``.
+
+    Left and right multiplications commute (associativity), and for a pure quaternion ``q`` both
+    are skew-symmetric: the standard source of commuting 4x4 skew generators (ComRoPE-style
+    encodings with more than one rotation plane mixed).
+
+    Examples
+    ========
+
+    >>> from symrope.linalg import quaternion_multiplication
+    >>> A = quaternion_multiplication([0, 1, 2, 0])             # left by i + 2j
+    >>> B = quaternion_multiplication([0, 0, 0, 1], "right")    # right by k
+    >>> A * B == B * A, A.T == -A, B.T == -B
+    (True, True, True)
+    >>> quaternion_multiplication([0, 1, 0, 0]) * quaternion_multiplication([0, 0, 1, 0]) \
+    ...     == quaternion_multiplication([0, 0, 0, 1])           # i j = k
+    True
+    """
+    w, a, b, c = (sp.sympify(v) for v in q)
+    if side == "left":
+        return sp.Matrix([[w, -a, -b, -c], [a, w, -c, b], [b, c, w, -a], [c, -b, a, w]])
+    if side == "right":
+        return sp.Matrix([[w, -a, -b, -c], [a, w, c, -b], [b, -c, w, a], [c, b, -a, w]])
+    raise ValueError(f"side must be 'left' or 'right', got {side!r}")
