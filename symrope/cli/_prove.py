@@ -161,7 +161,7 @@ def _print_total(outcomes, wall: float | None = None, jobs: int = 1) -> None:
     total = sum(o.seconds for o in outcomes)
     proved = sum(o.proved for o in outcomes)
     # side by side the theorems' own times add up to more than the wait: say both
-    waited = f" ({wall:.2f} s wall, {jobs} processes)" if wall is not None and jobs > 1 else ""
+    waited = f" ({wall:.2f} s wall)" if wall is not None and jobs > 1 else ""
     print(f"\n{proved}/{len(outcomes)} theorems proved in {total:.2f} s{waited}")
 
 
