@@ -158,12 +158,17 @@ class _Run:
             show = sys.stderr.isatty() and self.stream.count > 200_000
         with tqdm(total=self.stream.count, desc=f"audit {self.impl.name}", unit="pos",
                   unit_scale=True, file=sys.stderr, disable=not show, leave=False) as bar, \
-                ThreadPoolExecutor(max_workers=1) as worker:
-            # The next chunk's table and reference are computed on a worker thread while this
-            # one folds the current chunk (numpy releases the GIL); order of table calls is kept.
+                ThreadPoolExecutor(max_workers=1) as worker, \
+                ThreadPoolExecutor(max_workers=1) as reference_worker:
+            # The next chunk's table is computed on a worker thread, and its reference on a
+            # second one, while this one folds the current chunk (numpy releases the GIL); the
+            # order of table calls is kept. Three threads share the cores better than two.
             pending = None
             for positions in self.stream:
-                ahead = worker.submit(self._prepare, positions) if self.stream.contiguous else None
+                ahead = None
+                if self.stream.contiguous:
+                    exact = reference_worker.submit(self._reference, positions)
+                    ahead = worker.submit(self._prepare, positions, exact)
                 if pending is not None:
                     keep_pos, keep_table = self._consume(pending, keep_pos, keep_table, bar)
                 pending = ahead if ahead is not None else Done(self._prepare(positions))
@@ -171,8 +176,16 @@ class _Run:
                 keep_pos, keep_table = self._consume(pending, keep_pos, keep_table, bar)
         return self._finish(time.perf_counter() - started)
 
-    def _prepare(self, positions) -> "Chunk":
-        """Everything elementwise about one chunk (runs on the worker thread, ahead of the fold)."""
+    def _reference(self, positions) -> tuple[np.ndarray, np.ndarray]:
+        """The exact cos and sin of one chunk (on its own thread, beside the table's)."""
+        shape = (positions.size, self.pairs)
+        exact_cos, exact_sin = self.buffers.take(shape), self.buffers.take(shape)
+        self.schedule.reference.cos_sin(positions, out=(exact_cos, exact_sin))
+        return exact_cos, exact_sin
+
+    def _prepare(self, positions, exact=None) -> "Chunk":
+        """Everything elementwise about one chunk (runs on the worker thread, ahead of the fold);
+        ``exact``: a future of the chunk's reference (None: computed here)."""
         cos_native, sin_native = self.table(positions)
         self.chunk_dtype = cos_native.dtype
         take, shape = self.buffers.take, cos_native.shape
@@ -183,7 +196,8 @@ class _Run:
             finite = np.isfinite(cos) & np.isfinite(sin)
             np.copyto(cos, 0.0, where=~finite)
             np.copyto(sin, 0.0, where=~finite)
-        exact_cos, exact_sin, error, other = (take(shape) for _ in range(4))
+        exact_cos, exact_sin = self._reference(positions) if exact is None else exact.result()
+        error, other = take(shape), take(shape)
         # room above the table for the rows the fold keeps from earlier chunks (no concatenation)
         with_history = take((self.history + 1 + shape[0], shape[1]), np.complex128)
         table = with_history[self.history + 1:]
@@ -191,7 +205,6 @@ class _Run:
         # Elementwise work in blocks of rows that stay in cache (every entry is computed as it
         # would be for the whole chunk at once: the same numbers, fewer trips to memory).
         for rows in row_blocks(positions.size):
-            self.schedule.reference.cos_sin(positions[rows], out=(exact_cos[rows], exact_sin[rows]))
             scaled_cos, scaled_sin = exact_cos[rows], exact_sin[rows]
             if amplitude != 1.0:
                 scaled_cos, scaled_sin = scaled_cos * amplitude, scaled_sin * amplitude
