@@ -165,11 +165,16 @@ def _cos_sin_fp32(angle32: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """A correctly rounded float32 cos/sin of a float32 angle (the step a kernel does in fp32)."""
     cos, sin = np.empty(angle32.shape, np.float32), np.empty(angle32.shape, np.float32)
     flat, flat_cos, flat_sin = angle32.reshape(-1), cos.reshape(-1), sin.reshape(-1)
-    step = 1 << 16     # elements per block: the float64 temporaries stay in cache
+    step = 1 << 15     # elements per block: the float64 buffers stay in cache
+    # Two float64 buffers reused for every block (fresh temporaries per block cost page faults
+    # and a conversion each); cos and sin are rounded to float32 as they are stored.
+    wide, value = np.empty(min(step, flat.size)), np.empty(min(step, flat.size))
     for start in range(0, flat.size, step):
-        wide = flat[start:start + step].astype(np.float64)
-        flat_cos[start:start + step] = np.cos(wide)
-        flat_sin[start:start + step] = np.sin(wide)
+        stop = min(start + step, flat.size)
+        block, result = wide[:stop - start], value[:stop - start]
+        np.copyto(block, flat[start:stop])
+        np.copyto(flat_cos[start:stop], np.cos(block, out=result), casting="same_kind")
+        np.copyto(flat_sin[start:stop], np.sin(block, out=result), casting="same_kind")
     return cos, sin
 
 
