@@ -202,6 +202,8 @@ class _Run:
         with_history = take((self.history + 1 + shape[0], shape[1]), np.complex128)
         table = with_history[self.history + 1:]
         spare = take((min(BLOCK_ROWS, shape[0]), shape[1]))
+        dot = take(spare.shape)
+        wrapped = take(shape)
         # Elementwise work in blocks of rows that stay in cache (every entry is computed as it
         # would be for the whole chunk at once: the same numbers, fewer trips to memory).
         for rows in row_blocks(positions.size):
@@ -216,28 +218,19 @@ class _Run:
             np.maximum(block_error, block_other, out=block_error)
             table[rows].real, table[rows].imag = cos[rows], sin[rows]
             # the amplitude error, into ``other`` (free again): this balances the two threads
-            amplitude_error(cos[rows], sin[rows], amplitude, scratch=spare[:rows.stop - rows.start],
-                            out=block_other)
-        self.buffers.give(spare)
+            block_spare = spare[:rows.stop - rows.start]
+            amplitude_error(cos[rows], sin[rows], amplitude, scratch=block_spare, out=block_other)
+            # the wrapped phase error, here while the block is in cache (the reference has its
+            # own thread now, so the worker can carry it again)
+            phase_error(cos[rows], sin[rows], exact_cos[rows], exact_sin[rows], scratch=block_spare,
+                        out=wrapped[rows], dot=dot[:rows.stop - rows.start])
+        self.buffers.give(spare, dot)
         if finite is not None:
             error[~finite] = np.inf
             other[~finite] = np.inf
-        # the phase error is left to the main thread's fold: it balances the two threads
+            wrapped[~finite] = 0.0
         return Chunk(positions, table, error, finite, cos, sin, exact_cos, exact_sin, other,
-                      with_history)
-
-    def _phase(self, chunk: "Chunk") -> np.ndarray:
-        """The wrapped phase error (on the main thread: it balances the worker's load), in
-        cache-sized blocks of rows."""
-        wrapped = self.buffers.take(chunk.cos.shape)
-        scratch = self.buffers.take((min(BLOCK_ROWS, chunk.cos.shape[0]), chunk.cos.shape[1]))
-        for rows in row_blocks(chunk.cos.shape[0]):
-            phase_error(chunk.cos[rows], chunk.sin[rows], chunk.exact_cos[rows], chunk.exact_sin[rows],
-                        scratch=scratch[:rows.stop - rows.start], out=wrapped[rows])
-        self.buffers.give(scratch)
-        if chunk.finite is not None:
-            wrapped[~chunk.finite] = 0.0
-        return wrapped
+                     with_history, wrapped)
 
     def _consume(self, pending, keep_pos, keep_table, bar):
         chunk = pending.result()
@@ -286,7 +279,7 @@ class _Run:
     def _fold(self, chunk: "Chunk"):
         """Fold one measured chunk into the per-band, per-pair accumulators (in position order)."""
         positions, error, finite = chunk.positions, chunk.error, chunk.finite
-        wrapped, amp = self._phase(chunk), chunk.amplitude
+        wrapped, amp = chunk.wrapped, chunk.amplitude
         delta = wrapped
         steps = None
         if self.stream.contiguous:
