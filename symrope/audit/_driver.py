@@ -159,11 +159,12 @@ class _Run:
         with tqdm(total=self.stream.count, desc=f"audit {self.impl.name}", unit="pos",
                   unit_scale=True, file=sys.stderr, disable=not show, leave=False) as bar, \
                 ThreadPoolExecutor(max_workers=1) as worker, \
-                ThreadPoolExecutor(max_workers=1) as reference_worker:
+                ThreadPoolExecutor(max_workers=1) as reference_worker, \
+                ThreadPoolExecutor(max_workers=1) as side:
             # The next chunk's table is computed on a worker thread, and its reference on a
             # second one, while this one folds the current chunk (numpy releases the GIL); the
             # order of table calls is kept. Three threads share the cores better than two.
-            pending = None
+            pending = logits = None
             for positions in self.stream:
                 ahead = None
                 if self.stream.contiguous:
@@ -171,10 +172,16 @@ class _Run:
                     ahead = worker.submit(self._prepare, positions, exact)
                 if pending is not None:
                     keep_pos, keep_table = self._consume(pending, keep_pos, keep_table, bar)
+                    if logits is None and self.impl.pure:
+                        # the dtype is known from the first chunk: a table without state can
+                        # measure the logits on a side thread during the stream, not after it
+                        logits = side.submit(self._logits)
                 pending = ahead if ahead is not None else Done(self._prepare(positions))
             if pending is not None:
                 keep_pos, keep_table = self._consume(pending, keep_pos, keep_table, bar)
-        return self._finish(time.perf_counter() - started)
+            seconds = time.perf_counter() - started
+            logits = logits.result() if logits is not None else None
+        return self._finish(seconds, logits)
 
     def _reference(self, positions) -> tuple[np.ndarray, np.ndarray]:
         """The exact cos and sin of one chunk (on its own thread, beside the table's)."""
@@ -424,8 +431,8 @@ class _Run:
         return str(explanation or "")
 
     # --- the summary ------------------------------------------------------------------------------
-    def _finish(self, seconds: float) -> AuditResult:
-        logits = self._logits()
+    def _finish(self, seconds: float, logits: dict | None = None) -> AuditResult:
+        logits = self._logits() if logits is None else logits
         omegas = self.schedule.omegas
         total_pp, total_pd = self.s_pp.sum(axis=0), self.s_pd.sum(axis=0)
         correction = total_pd / np.where(total_pp > 0, total_pp, np.inf)

@@ -72,6 +72,7 @@ class ImplModel:
     _compute: Callable = field(repr=False)
     references: tuple[str, ...] = ()
     fix_target: str | None = None   # the module and attribute of the modelled code to change
+    pure: bool = True    # the table is a function of its arguments (no state: may run on any thread)
 
     def explain(self, dtype: str | None = None) -> str:
         """Why it drifts, for the dtype audited (the cast step differs per dtype).
@@ -400,6 +401,7 @@ _register(ImplModel(
                 "drifts away from 1.",
     fix="fp64-angle",
     _compute=RecurrenceTable(),
+    pure=False,      # it keeps the last state and steps on from it
     references=("RoFormer, arXiv 2104.09864 (R(p+1) = R(p) R(1))",),
 ))
 _register(ImplModel(
