@@ -187,3 +187,20 @@ def test_non_finite_tables_of_built_in_models_are_reported_not_hidden():
     result = audit("neox-fp16", config, AuditOptions(positions=np.arange(65500, 65540), progress=False))
     assert sum(band.nonfinite for band in result.bands) > 0
     assert result.worst("max_abs_error") == float("inf")
+
+
+def test_phase_error_with_buffers_matches_fresh_arrays():
+    # the driver passes scratch, out and dot buffers: the same operations, the same numbers
+    from symrope.audit._metrics import phase_error
+
+    rng = np.random.default_rng(3)
+    exact = rng.uniform(-np.pi, np.pi, (300, 7))
+    table = exact + rng.normal(0, 0.5, exact.shape)
+    args = (np.cos(table), np.sin(table), np.cos(exact), np.sin(exact))
+    fresh = phase_error(*args)
+    buffers = [np.full(exact.shape, np.nan) for _ in range(3)]
+    reused = phase_error(*args, scratch=buffers[0], out=buffers[1], dot=buffers[2])
+    assert reused is buffers[1]
+    assert np.array_equal(fresh, reused)
+    wrapped = np.angle(np.exp(1j * (table - exact)))
+    assert np.allclose(fresh, wrapped, atol=1e-12)

@@ -302,3 +302,18 @@ def test_llamacpp_chain_is_exact_against_compiled_c(tmp_path):
     # same float32 angle chain; libm's cosf vs a correctly rounded cos: within one ulp
     assert np.all(np.abs(out - model_cos) <= np.spacing(np.abs(model_cos)))
     assert np.mean(out == model_cos) > 0.95
+
+
+@pytest.mark.parametrize("shape", [(1, 3), (8192, 64), (3000, 17), (70000, 5)])
+def test_float32_cos_sin_blocks_match_one_whole_array_pass(shape):
+    # _cos_sin_fp32 works through reused float64 block buffers of 2**15 elements; every block
+    # boundary (and a ragged last block) must give fl32(cos(float64(angle))) exactly
+    from symrope.audit._models import _cos_sin_fp32
+
+    rng = np.random.default_rng(sum(shape))
+    angle = (rng.standard_normal(shape) * 10.0 ** rng.integers(-3, 7, shape)).astype(np.float32)
+    cos, sin = _cos_sin_fp32(angle)
+    wide = angle.astype(np.float64)
+    assert cos.dtype == sin.dtype == np.float32
+    assert np.array_equal(cos, np.cos(wide).astype(np.float32))
+    assert np.array_equal(sin, np.sin(wide).astype(np.float32))

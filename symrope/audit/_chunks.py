@@ -100,6 +100,7 @@ class Chunk:
     exact_sin: np.ndarray
     amplitude: np.ndarray      # |sqrt(cos**2 + sin**2) - the exact amplitude|
     with_history: np.ndarray   # ``table`` with free rows above it for the kept history
+    wrapped: np.ndarray        # the phase error in (-pi, pi] (0 at non-finite entries)
 
 
 class Done:

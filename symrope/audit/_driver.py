@@ -158,21 +158,41 @@ class _Run:
             show = sys.stderr.isatty() and self.stream.count > 200_000
         with tqdm(total=self.stream.count, desc=f"audit {self.impl.name}", unit="pos",
                   unit_scale=True, file=sys.stderr, disable=not show, leave=False) as bar, \
-                ThreadPoolExecutor(max_workers=1) as worker:
-            # The next chunk's table and reference are computed on a worker thread while this
-            # one folds the current chunk (numpy releases the GIL); order of table calls is kept.
-            pending = None
+                ThreadPoolExecutor(max_workers=1) as worker, \
+                ThreadPoolExecutor(max_workers=1) as reference_worker, \
+                ThreadPoolExecutor(max_workers=1) as side:
+            # The next chunk's table is computed on a worker thread, and its reference on a
+            # second one, while this one folds the current chunk (numpy releases the GIL); the
+            # order of table calls is kept. Three threads share the cores better than two.
+            pending = logits = None
             for positions in self.stream:
-                ahead = worker.submit(self._prepare, positions) if self.stream.contiguous else None
+                ahead = None
+                if self.stream.contiguous:
+                    exact = reference_worker.submit(self._reference, positions)
+                    ahead = worker.submit(self._prepare, positions, exact)
                 if pending is not None:
                     keep_pos, keep_table = self._consume(pending, keep_pos, keep_table, bar)
+                    if logits is None and self.impl.pure:
+                        # the dtype is known from the first chunk: a table without state can
+                        # measure the logits on a side thread during the stream, not after it
+                        logits = side.submit(self._logits)
                 pending = ahead if ahead is not None else Done(self._prepare(positions))
             if pending is not None:
                 keep_pos, keep_table = self._consume(pending, keep_pos, keep_table, bar)
-        return self._finish(time.perf_counter() - started)
+            seconds = time.perf_counter() - started
+            logits = logits.result() if logits is not None else None
+        return self._finish(seconds, logits)
 
-    def _prepare(self, positions) -> "Chunk":
-        """Everything elementwise about one chunk (runs on the worker thread, ahead of the fold)."""
+    def _reference(self, positions) -> tuple[np.ndarray, np.ndarray]:
+        """The exact cos and sin of one chunk (on its own thread, beside the table's)."""
+        shape = (positions.size, self.pairs)
+        exact_cos, exact_sin = self.buffers.take(shape), self.buffers.take(shape)
+        self.schedule.reference.cos_sin(positions, out=(exact_cos, exact_sin))
+        return exact_cos, exact_sin
+
+    def _prepare(self, positions, exact=None) -> "Chunk":
+        """Everything elementwise about one chunk (runs on the worker thread, ahead of the fold);
+        ``exact``: a future of the chunk's reference (None: computed here)."""
         cos_native, sin_native = self.table(positions)
         self.chunk_dtype = cos_native.dtype
         take, shape = self.buffers.take, cos_native.shape
@@ -183,15 +203,17 @@ class _Run:
             finite = np.isfinite(cos) & np.isfinite(sin)
             np.copyto(cos, 0.0, where=~finite)
             np.copyto(sin, 0.0, where=~finite)
-        exact_cos, exact_sin, error, other = (take(shape) for _ in range(4))
+        exact_cos, exact_sin = self._reference(positions) if exact is None else exact.result()
+        error, other = take(shape), take(shape)
         # room above the table for the rows the fold keeps from earlier chunks (no concatenation)
         with_history = take((self.history + 1 + shape[0], shape[1]), np.complex128)
         table = with_history[self.history + 1:]
         spare = take((min(BLOCK_ROWS, shape[0]), shape[1]))
+        dot = take(spare.shape)
+        wrapped = take(shape)
         # Elementwise work in blocks of rows that stay in cache (every entry is computed as it
         # would be for the whole chunk at once: the same numbers, fewer trips to memory).
         for rows in row_blocks(positions.size):
-            self.schedule.reference.cos_sin(positions[rows], out=(exact_cos[rows], exact_sin[rows]))
             scaled_cos, scaled_sin = exact_cos[rows], exact_sin[rows]
             if amplitude != 1.0:
                 scaled_cos, scaled_sin = scaled_cos * amplitude, scaled_sin * amplitude
@@ -203,28 +225,19 @@ class _Run:
             np.maximum(block_error, block_other, out=block_error)
             table[rows].real, table[rows].imag = cos[rows], sin[rows]
             # the amplitude error, into ``other`` (free again): this balances the two threads
-            amplitude_error(cos[rows], sin[rows], amplitude, scratch=spare[:rows.stop - rows.start],
-                            out=block_other)
-        self.buffers.give(spare)
+            block_spare = spare[:rows.stop - rows.start]
+            amplitude_error(cos[rows], sin[rows], amplitude, scratch=block_spare, out=block_other)
+            # the wrapped phase error, here while the block is in cache (the reference has its
+            # own thread now, so the worker can carry it again)
+            phase_error(cos[rows], sin[rows], exact_cos[rows], exact_sin[rows], scratch=block_spare,
+                        out=wrapped[rows], dot=dot[:rows.stop - rows.start])
+        self.buffers.give(spare, dot)
         if finite is not None:
             error[~finite] = np.inf
             other[~finite] = np.inf
-        # the phase error is left to the main thread's fold: it balances the two threads
+            wrapped[~finite] = 0.0
         return Chunk(positions, table, error, finite, cos, sin, exact_cos, exact_sin, other,
-                      with_history)
-
-    def _phase(self, chunk: "Chunk") -> np.ndarray:
-        """The wrapped phase error (on the main thread: it balances the worker's load), in
-        cache-sized blocks of rows."""
-        wrapped = self.buffers.take(chunk.cos.shape)
-        scratch = self.buffers.take((min(BLOCK_ROWS, chunk.cos.shape[0]), chunk.cos.shape[1]))
-        for rows in row_blocks(chunk.cos.shape[0]):
-            phase_error(chunk.cos[rows], chunk.sin[rows], chunk.exact_cos[rows], chunk.exact_sin[rows],
-                        scratch=scratch[:rows.stop - rows.start], out=wrapped[rows])
-        self.buffers.give(scratch)
-        if chunk.finite is not None:
-            wrapped[~chunk.finite] = 0.0
-        return wrapped
+                     with_history, wrapped)
 
     def _consume(self, pending, keep_pos, keep_table, bar):
         chunk = pending.result()
@@ -273,7 +286,7 @@ class _Run:
     def _fold(self, chunk: "Chunk"):
         """Fold one measured chunk into the per-band, per-pair accumulators (in position order)."""
         positions, error, finite = chunk.positions, chunk.error, chunk.finite
-        wrapped, amp = self._phase(chunk), chunk.amplitude
+        wrapped, amp = chunk.wrapped, chunk.amplitude
         delta = wrapped
         steps = None
         if self.stream.contiguous:
@@ -418,8 +431,8 @@ class _Run:
         return str(explanation or "")
 
     # --- the summary ------------------------------------------------------------------------------
-    def _finish(self, seconds: float) -> AuditResult:
-        logits = self._logits()
+    def _finish(self, seconds: float, logits: dict | None = None) -> AuditResult:
+        logits = self._logits() if logits is None else logits
         omegas = self.schedule.omegas
         total_pp, total_pd = self.s_pp.sum(axis=0), self.s_pd.sum(axis=0)
         correction = total_pd / np.where(total_pp > 0, total_pp, np.inf)

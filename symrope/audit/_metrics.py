@@ -141,12 +141,12 @@ def bits_of_error(computed: np.ndarray, exact: np.ndarray) -> np.ndarray:
 
 def phase_error(cos: np.ndarray, sin: np.ndarray, exact_cos: np.ndarray,
                 exact_sin: np.ndarray, scratch: np.ndarray | None = None,
-                out: np.ndarray | None = None) -> np.ndarray:
+                out: np.ndarray | None = None, dot: np.ndarray | None = None) -> np.ndarray:
     """The table's angle minus the exact angle, in (-pi, pi]: ``atan2`` of the table rotated back.
 
     Rotating the table entry by the exact angle's inverse and taking its argument gives the
     phase difference directly, without forming (and losing digits of) large angles.
-    ``scratch`` (same shape, float64) saves an allocation; ``out`` receives the result.
+    ``scratch`` and ``dot`` (same shape, float64) save allocations; ``out`` receives the result.
 
     Examples
     ========
@@ -158,7 +158,7 @@ def phase_error(cos: np.ndarray, sin: np.ndarray, exact_cos: np.ndarray,
     """
     cross = np.multiply(sin, exact_cos, out=out)
     cross -= np.multiply(cos, exact_sin, out=scratch)
-    dot = np.multiply(cos, exact_cos)
+    dot = np.multiply(cos, exact_cos, out=dot)
     dot += np.multiply(sin, exact_sin, out=scratch)
     return np.arctan2(cross, dot, out=cross)
 

@@ -72,6 +72,7 @@ class ImplModel:
     _compute: Callable = field(repr=False)
     references: tuple[str, ...] = ()
     fix_target: str | None = None   # the module and attribute of the modelled code to change
+    pure: bool = True    # the table is a function of its arguments (no state: may run on any thread)
 
     def explain(self, dtype: str | None = None) -> str:
         """Why it drifts, for the dtype audited (the cast step differs per dtype).
@@ -165,11 +166,16 @@ def _cos_sin_fp32(angle32: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """A correctly rounded float32 cos/sin of a float32 angle (the step a kernel does in fp32)."""
     cos, sin = np.empty(angle32.shape, np.float32), np.empty(angle32.shape, np.float32)
     flat, flat_cos, flat_sin = angle32.reshape(-1), cos.reshape(-1), sin.reshape(-1)
-    step = 1 << 16     # elements per block: the float64 temporaries stay in cache
+    step = 1 << 15     # elements per block: the float64 buffers stay in cache
+    # Two float64 buffers reused for every block (fresh temporaries per block cost page faults
+    # and a conversion each); cos and sin are rounded to float32 as they are stored.
+    wide, value = np.empty(min(step, flat.size)), np.empty(min(step, flat.size))
     for start in range(0, flat.size, step):
-        wide = flat[start:start + step].astype(np.float64)
-        flat_cos[start:start + step] = np.cos(wide)
-        flat_sin[start:start + step] = np.sin(wide)
+        stop = min(start + step, flat.size)
+        block, result = wide[:stop - start], value[:stop - start]
+        np.copyto(block, flat[start:stop])
+        np.copyto(flat_cos[start:stop], np.cos(block, out=result), casting="same_kind")
+        np.copyto(flat_sin[start:stop], np.sin(block, out=result), casting="same_kind")
     return cos, sin
 
 
@@ -395,6 +401,7 @@ _register(ImplModel(
                 "drifts away from 1.",
     fix="fp64-angle",
     _compute=RecurrenceTable(),
+    pure=False,      # it keeps the last state and steps on from it
     references=("RoFormer, arXiv 2104.09864 (R(p+1) = R(p) R(1))",),
 ))
 _register(ImplModel(

@@ -42,6 +42,7 @@ class Implementation:
     pairing: str = "rotate_half"
     scaled_table: bool = False                     # table divided by an exact scale (xpos)
     phase_reference: Callable[[], Any] | None = None   # the same code without its knobs
+    pure: bool = False     # table without state (True: may run beside the audit's own calls)
 
 
 def as_implementation(target: "str | ImplModel | Implementation | Any") -> Implementation:
@@ -54,7 +55,7 @@ def as_implementation(target: "str | ImplModel | Implementation | Any") -> Imple
         return Implementation(name=target.name, table=target.table, summary=target.summary,
                               explanation=target.explain, fix=target.fix,
                               default_dtype=target.default_dtype, user_supplied=False,
-                              fix_target=target.fix_target)
+                              fix_target=target.fix_target, pure=target.pure)
     if not callable(getattr(target, "table", None)):
         raise UsageError(f"{target!r} is not an implementation (it has no table method)")
     explanation = getattr(target, "explanation", "") or ""
