@@ -84,3 +84,17 @@ def test_progress_is_one_bar_per_row_on_stderr_from_the_worker_processes(capsys)
 def test_bad_input(argv, fragment):
     with pytest.raises(UsageError, match=fragment):
         main(argv)
+
+
+def test_a_row_not_run_says_why_in_full_below_the_table(capsys):
+    # the table cuts a reason to 60 characters; the line below it carries the whole reason, and
+    # no "install" advice appears when nothing is missing (the xpos scale is refused, not absent)
+    from audit_libraries import require_library
+
+    require_library("rotary_embedding_torch")
+    assert main(["--impls", "rotary-embedding-torch-xpos", "--max-position", "1048575",
+                 "--workers", "1"]) == 0
+    out = capsys.readouterr().out
+    (line,) = [line for line in out.splitlines() if line.startswith("not run: ")]
+    assert line.startswith("not run: rotary-embedding-torch-xpos: ") and len(line) > 100
+    assert "pip install" not in out

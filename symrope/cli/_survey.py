@@ -12,7 +12,6 @@ import time
 import numpy as np
 
 from symrope.audit._models import MODELS
-from symrope.audit._real import EXTRA
 from symrope.audit._results import DEFAULT_TOLERANCE
 from symrope.audit._survey import (_EXPLAINING_MODELS, DENSE, PER_BAND, SURVEYED, TAIL, _plot,
                                    sample_positions, survey, table)
@@ -85,7 +84,7 @@ def main(argv: list[str]) -> int:
           f"band the last {TAIL} and {PER_BAND} random: a failing fraction f of a band is missed "
           f"with probability <= exp(-{PER_BAND} f)); {seconds:.0f} s on {args.workers} processes")
     print("\n".join(table(rows, args.tolerance)))
-    skipped = [row for row in rows if "skipped" in row]
-    if skipped:
-        print(f"not run: install '{EXTRA}' for the missing libraries")
+    reasons = {row["impl"]: row["skipped"] for row in rows if "skipped" in row}
+    for impl, reason in reasons.items():  # the table cuts reasons short (a missing library's
+        print(f"not run: {impl}: {reason}")  # names the pip extra to install)
     return 0
