@@ -108,7 +108,7 @@ def test_python_dash_m_and_version():
 
 
 def test_param_values_are_literals_words_or_expressions(monkeypatch, capsys):
-    from symrope.cli._prove import parse_parameter as _parse_parameter
+    from symrope.cli._theorems import parse_parameter as _parse_parameter
 
     assert _parse_parameter("n=12") == ("n", 12)
     assert _parse_parameter("explicit=True") == ("explicit", True)
@@ -242,3 +242,18 @@ def test_jobs_prove_in_other_processes_and_one_job_in_this_one():
                             timeout=300)
     assert result.returncode == 0, result.stderr[-3000:]
     assert result.stdout.split() == ["True", "True"]
+
+
+@pytest.mark.parametrize("command", [["prove"], ["latex", "--out", "{tmp}"],
+                                     ["export", "coq", "--out", "{tmp}"]])
+def test_prove_latex_and_export_read_parameters_alike(command, tmp_path, capsys):
+    # one parser and one check for all three: an unknown name lists the theorem's parameters,
+    # a value the theorem cannot take is one line (exit 2), never a traceback
+    argv = [part.format(tmp=tmp_path) for part in command]
+    assert main([*argv, "rope_relative", "--param", "dim=8"]) == 2
+    err = capsys.readouterr().err
+    assert "no parameter(s) dim; its parameters: d=64, theta=10000" in err
+    assert main([*argv, "rope_relative", "--param", "d=abc"]) == 2
+    err = capsys.readouterr().err
+    assert "d must be an even integer >= 2, got 'abc'" in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1

@@ -5,22 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from symrope.cli._common import ArgumentParser
-from symrope.cli._prove import parse_parameter
+from symrope.cli._theorems import build_theorem, theorem_tasks
 from symrope.errors import UsageError
 
 __all__ = ["export_main"]
-
-
-def _builders(names, overrides):
-    from symrope.theorems import builtin_theorems, get_theorem
-
-    builders = [get_theorem(n) for n in names] if names else list(builtin_theorems().values())
-    for builder in builders:
-        unknown = set(overrides) - set(builder.defaults)
-        if names and unknown:
-            raise UsageError(f"theorem {builder.name} has no parameter(s) "
-                             f"{', '.join(sorted(unknown))}")
-    return builders
 
 
 def export_main(argv: list[str]) -> int:
@@ -35,16 +23,15 @@ def export_main(argv: list[str]) -> int:
     parser.add_argument("--out", required=True, metavar="DIR", help="directory for the .v files")
     parser.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                         help="override a parameter of the named theorems, e.g. --param d=8")
-    args = parser.parse_args(argv)
-    overrides = dict(parse_parameter(p) for p in args.param)
+    # intermixed: "export coq --out DIR NAME" works too (plain parse_args stops at the option)
+    args = parser.parse_intermixed_args(argv)
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         raise UsageError(f"--out {args.out} exists and is not a directory")
-    builders = _builders(args.names, overrides)
+    tasks = theorem_tasks(args.names, args.param)
     out.mkdir(parents=True, exist_ok=True)
-    for builder in builders:
-        params = {k: v for k, v in overrides.items() if k in builder.defaults}
-        export = export_theorem(builder.build(**params))
+    for builder, params in tasks:
+        export = export_theorem(build_theorem(builder, params))
         path = out / f"{export.module}.v"
         path.write_text(export.text())
         companion = export.matrix_text()

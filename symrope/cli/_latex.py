@@ -7,23 +7,10 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from symrope.cli._common import ArgumentParser, exit_code
+from symrope.cli._theorems import build_theorem, theorem_tasks
 from symrope.errors import UsageError
 
 COMBINED_NAME = "symrope-derivations"
-
-
-def _parse_parameter(text: str) -> tuple[str, object]:
-    import sympy as sp
-
-    name, sep, value = text.partition("=")
-    if not sep or not name:
-        raise UsageError(f"--param takes NAME=VALUE, got {text!r}")
-    try:
-        # Not sympify(strict=True): it refuses every string, so '--param d=128' would fail.
-        return name, sp.sympify(value)
-    except (sp.SympifyError, SyntaxError, TypeError, ValueError):
-        raise UsageError(f"--param {name}: cannot read {value!r} as a number or "
-                         "expression") from None
 
 
 def _file_stem(name: str) -> str:
@@ -59,26 +46,16 @@ def main(argv: list[str]) -> int:
     if args.budget <= 0:
         raise UsageError(f"--budget must be positive, got {args.budget}")
     from symrope.latex import combined_document, compile_pdf, theorem_document
-    from symrope.theorems import builtin_theorems, get_theorem
 
-    builders = [get_theorem(n) for n in args.names] if args.names else \
-        list(builtin_theorems().values())
-    if not builders:
-        raise UsageError("no theorems are registered yet ('symrope list' is empty)")
-    overrides = dict(_parse_parameter(p) for p in args.param)
+    tasks = theorem_tasks(args.names, args.param)
     out_dir = Path(args.out)
     if out_dir.exists() and not out_dir.is_dir():
         raise UsageError(f"--out {out_dir} exists and is not a directory")
     out_dir.mkdir(parents=True, exist_ok=True)
 
     reports, written = [], []
-    for builder in builders:
-        unknown = set(overrides) - set(builder.defaults)
-        if args.names and unknown:
-            raise UsageError(f"theorem {builder.name} has no parameter(s) "
-                             f"{', '.join(sorted(unknown))}")
-        params = {k: v for k, v in overrides.items() if k in builder.defaults}
-        report = builder.build(**params).prove(budget=args.budget)
+    for builder, params in tasks:
+        report = build_theorem(builder, params).prove(budget=args.budget)
         reports.append(report)
         path = out_dir / f"{_file_stem(builder.name)}.tex"
         path.write_text(theorem_document(report), encoding="utf-8")

@@ -11,29 +11,8 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
 from symrope.cli._common import ArgumentParser, dump_json, exit_code
+from symrope.cli._theorems import build_theorem, parameters_text, theorem_tasks
 from symrope.errors import UsageError
-
-
-def parse_parameter(text: str) -> tuple[str, object]:
-    """``NAME=VALUE``: a Python literal (12, 0.4, True, 'x'), a bare word (a symbolic name such as
-    ``theta`` or a kind such as ``repeated``), or a SymPy expression such as ``10**4`` or ``1/2``."""
-    import ast
-
-    import sympy as sp
-
-    name, sep, value = text.partition("=")
-    if not sep or not name.isidentifier():
-        raise UsageError(f"--param takes NAME=VALUE, got {text!r}")
-    try:
-        return name, ast.literal_eval(value)
-    except (ValueError, SyntaxError):
-        pass
-    if value.isidentifier():
-        return name, value
-    try:
-        return name, sp.sympify(value)
-    except (sp.SympifyError, SyntaxError, TypeError):
-        raise UsageError(f"--param {name}: cannot read {value!r} as a number or expression") from None
 
 
 def prove_main(argv: list[str]) -> int:
@@ -61,18 +40,9 @@ def prove_main(argv: list[str]) -> int:
         from symrope.kernel import find_coqc
 
         find_coqc()  # before any proving: a missing coqc is one line and exit code 2
-    from symrope.theorems import builtin_theorems, get_theorem
-
-    builders = [get_theorem(n) for n in args.names] if args.names else \
-        list(builtin_theorems().values())
-    overrides = dict(parse_parameter(p) for p in args.param)
-    tasks = []
-    for builder in builders:  # every unknown parameter is reported before any proving
-        if args.names and set(overrides) - set(builder.defaults):
-            raise UsageError(f"theorem {builder.name} has no parameter(s) "
-                             f"{', '.join(sorted(set(overrides) - set(builder.defaults)))}; "
-                             f"its parameters: {_parameters_text(builder)}")
-        tasks.append((builder.name, {k: v for k, v in overrides.items() if k in builder.defaults}))
+    chosen = theorem_tasks(args.names, args.param)
+    builders = [builder for builder, _ in chosen]
+    tasks = [(builder.name, params) for builder, params in chosen]
     width = max(len(b.name) for b in builders)
     if args.kernel:  # the Coq export needs the theorems themselves: one process
         reports = [_prove(name, params, args.budget) for name, params in tasks]
@@ -125,7 +95,7 @@ def _prove(name: str, params: dict, budget: float):
     from symrope.theorems import get_theorem
 
     started = time.monotonic()
-    report = _build(get_theorem(name), params).prove(budget=budget)
+    report = build_theorem(get_theorem(name), params).prove(budget=budget)
     report.seconds = time.monotonic() - started  # building can be the work (numeric theorems)
     return report
 
@@ -186,25 +156,6 @@ def _finish_with_kernel(reports, args, width: int) -> int:
     return exit_code(r.verdict for r in reports)
 
 
-def _parameters_text(builder) -> str:
-    return ", ".join(f"{k}={v}" for k, v in builder.defaults.items()) or "none"
-
-
-def _build(builder, params: dict):
-    """Build with the user's parameters; a value the theorem cannot take is bad input (exit 2)."""
-    if not params:
-        return builder.build()
-    try:
-        return builder.build(**params)
-    except UsageError:
-        raise
-    except (ValueError, TypeError, ArithmeticError, AttributeError) as error:
-        given = ", ".join(f"{k}={v!r}" for k, v in params.items())
-        raise UsageError(f"theorem {builder.name} cannot take {given} "
-                         f"({type(error).__name__}: {error}); its parameters and defaults: "
-                         f"{_parameters_text(builder)}") from None
-
-
 def _with_kernel(report, export) -> dict:
     document = report.to_dict()
     if export is not None:
@@ -244,5 +195,5 @@ def list_main(argv: list[str]) -> int:
     for builder in theorems.values():
         print(f"{builder.name:<{width}}  {builder.summary}")
         if args.params:
-            print(f"{'':<{width}}  parameters: {_parameters_text(builder)}")
+            print(f"{'':<{width}}  parameters: {parameters_text(builder)}")
     return 0
