@@ -1,5 +1,5 @@
 """The audit's exact side: the double-double reference, its interval certificate, and the
-float32 angle physics it exposes (DESIGN.md, "Precision facts from the field")."""
+float32 angle physics it exposes (docs/design.md, "Precision facts from the field")."""
 
 import mpmath
 import numpy as np
@@ -97,7 +97,7 @@ def _fp32_angle_error(positions, config):
 
 
 def test_fp32_angle_error_grows_linearly_with_position():
-    # DESIGN.md: even a perfect fp32 pipeline fl32(p * fl32(omega)) has angle error ~1e-2 rad at
+    # docs/design.md: even a perfect fp32 pipeline fl32(p * fl32(omega)) has angle error ~1e-2 rad at
     # 128K and tenths of a radian near 10M (head dim 128).
     config = llama31_8b()
     at_128k = _fp32_angle_error(np.arange(131072 - 256, 131072), config).max()

@@ -1,4 +1,4 @@
-"""Error measures of a float rotary table against the reference (DESIGN.md, "Metrics").
+"""Error measures of a float rotary table against the reference (docs/design.md, "Metrics of the audit").
 
 Every function here works on one chunk of positions: arrays of shape (positions, pairs). The
 streaming driver (``_driver.py``) folds the chunks into per-band summaries.
@@ -165,7 +165,7 @@ def phase_error(cos: np.ndarray, sin: np.ndarray, exact_cos: np.ndarray,
 
 def amplitude_error(cos: np.ndarray, sin: np.ndarray, amplitude: float = 1.0,
                     scratch: np.ndarray | None = None, out: np.ndarray | None = None) -> np.ndarray:
-    """``|sqrt(cos**2 + sin**2) - amplitude|``: the cast/scale error, blind to the angle (DESIGN 4c).
+    """``|sqrt(cos**2 + sin**2) - amplitude|``: the cast/scale error, blind to the angle (docs/design.md, principle 4c).
 
     ``scratch`` (same shape, float64) saves an allocation; ``out`` receives the result.
 

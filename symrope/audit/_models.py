@@ -414,7 +414,7 @@ _register(ImplModel(
                 "fp32: what is left is the unavoidable cast error of the dtype.",
     fix=None,
     _compute=_fp64_angle,
-    references=("DESIGN.md, precision facts: fl32(p * fl32(omega)) grows ~linearly with p",),
+    references=("docs/design.md, precision facts from the field: fl32(p * fl32(omega)) grows ~linearly with p",),
 ))
 
 

@@ -111,7 +111,7 @@ def rope_relative(d=64, theta=10000) -> Theorem:
                r"block-diagonal skew generator, one block $\omega_i J$ per pair",
                display=("X", r"\operatorname{diag}\left(\omega_i J\right)_{i=0}^{d/2-1}"))
 
-    # The formula proved is the formula audited (DESIGN principle 2): the same omega_i as the
+    # The formula proved is the formula audited (docs/design.md, principle 2): the same omega_i as the
     # default schedule that `symrope audit` evaluates in mpmath and floats, for every base.
     generic_base = sp.Symbol("theta", positive=True)
     audited = inv_freq(RopeConfig.from_options(head_dim=d, theta=generic_base), "sympy")
