@@ -12,7 +12,7 @@ import numpy as np
 from symrope.audit._models import numpy_dtype
 
 
-def machine_epsilon(dtype) -> float:
+def machine_epsilon(dtype: str | np.dtype | type) -> float:
     """Distance from 1 to the next float of ``dtype`` (bf16: 2**-7, fp32: 2**-23).
 
     Examples
@@ -38,7 +38,7 @@ def _bf16_rounded_magnitude(wide: np.ndarray) -> np.ndarray:
     return magnitude
 
 
-def round_to(values: np.ndarray, dtype) -> np.ndarray:
+def round_to(values: np.ndarray, dtype: str | np.dtype | type) -> np.ndarray:
     """Correctly round float64 ``values`` to ``dtype`` (round to nearest, ties to even).
 
     ml_dtypes converts float64 to bfloat16 through float32, which can round twice (a value just

@@ -91,7 +91,7 @@ class ImplModel:
             return self.explanation(name)
         return self.explanation.replace("{cast}", cast_step(name))
 
-    def table(self, positions, config: RopeConfig, dtype: str | None = None,
+    def table(self, positions: np.ndarray, config: RopeConfig, dtype: str | None = None,
               seq_len: int | None = None) -> tuple[np.ndarray, np.ndarray]:
         """The modelled code's ``(cos, sin)`` per pair for ``positions``.
 

@@ -36,7 +36,7 @@ _LOW_BITS = 64 - _TOP_BITS
 _WORKING_PREC = 256  # bits for the turns, 2*pi and the interval sample
 
 
-def check_positions(positions) -> np.ndarray:
+def check_positions(positions: np.ndarray | list[int] | range) -> np.ndarray:
     """Return ``positions`` as a 1-D int64 array, or raise UsageError naming the bad entry.
 
     Parameters
@@ -74,7 +74,8 @@ def check_positions(positions) -> np.ndarray:
     return array.astype(np.int64)
 
 
-def mp_cos_sin(position: int, omega, amplitude=1) -> tuple:
+def mp_cos_sin(position: int, omega: float | mpmath.mpf | str,
+               amplitude: float | mpmath.mpf = 1) -> tuple:
     """Ground truth ``amplitude * (cos(p*omega), sin(p*omega))`` as mpmath numbers.
 
     The working precision grows with the position, so the angle keeps at least 100 bits after
@@ -148,7 +149,7 @@ class Reference:
     .. [2] M. Payne, R. Hanek, "Radian reduction for trigonometric functions", SIGNUM Newsl. (1983).
     """
 
-    def __init__(self, omegas, precision_bits: int = _WORKING_PREC):
+    def __init__(self, omegas: np.ndarray | list, precision_bits: int = _WORKING_PREC) -> None:
         if len(omegas) == 0:
             raise UsageError("the schedule has no rotary pairs")
         self.precision_bits = int(precision_bits)
@@ -184,7 +185,8 @@ class Reference:
             high[rows], low[rows] = block_high, block_low
         return high, low
 
-    def cos_sin(self, positions: np.ndarray, out: tuple[np.ndarray, np.ndarray] | None = None):
+    def cos_sin(self, positions: np.ndarray, out: tuple[np.ndarray, np.ndarray] | None = None
+                ) -> tuple[np.ndarray, np.ndarray]:
         """Return ``(cos, sin, angle)``: float64 arrays (n, pairs); ``angle`` is ``p*omega`` reduced mod 2*pi.
 
         ``out``, a pair of float64 arrays of shape (n, pairs), receives ``cos`` and ``sin``; the
@@ -244,7 +246,8 @@ class Reference:
         angle += small                                          # Fast2Sum: the low part, exact
         return high, angle
 
-    def certify(self, positions, pairs=None) -> Certificate:
+    def certify(self, positions: np.ndarray | list[int],
+                pairs: list[int] | range | None = None) -> Certificate:
         """Bound this reference's error at ``positions`` x ``pairs`` with mpmath interval arithmetic.
 
         Each exact value ``cos(p*omega)`` is enclosed in an interval (``mpmath.iv``, with omega

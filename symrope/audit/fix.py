@@ -30,7 +30,7 @@ __all__ = ["RotaryPatch", "patch_rotary"]
 class RotaryPatch:
     """The modules patched by :func:`patch_rotary`, with ``undo()``; a context manager."""
 
-    def __init__(self, modules: Iterable[Any]):
+    def __init__(self, modules: Iterable[Any]) -> None:
         self.modules = list(modules)
 
     def undo(self) -> None:

@@ -47,7 +47,8 @@ class Encoding:
     symrope.errors.UsageError: encoding 'bad': key must be a callable key(x, p), got str
     """
 
-    def __init__(self, name: str, dim: int, query: Callable, key: Callable, position_dims: int = 1):
+    def __init__(self, name: str, dim: int, query: Callable, key: Callable,
+                 position_dims: int = 1) -> None:
         if not isinstance(name, str) or not name:
             raise UsageError(f"an encoding needs a non-empty name, got {name!r}")
         self.name = name
@@ -113,7 +114,8 @@ class Encoding:
         encoding.matrices = (F, G)
         return encoding
 
-    def encode(self, role: str, x, position) -> sp.ImmutableMatrix:
+    def encode(self, role: str, x: sp.MatrixBase,
+               position: sp.Expr | tuple[sp.Expr, ...]) -> sp.ImmutableMatrix:
         """``query(x, position)`` or ``key(x, position)`` as a checked ``dim x 1`` SymPy matrix."""
         function = self.query if role == "query" else self.key
         value = _call(self.name, f"{role}(x, p)", function, x, position)
@@ -124,7 +126,7 @@ class Encoding:
                              f"(dim={self.dim})")
         return vector
 
-    def positions(self, stem: str):
+    def positions(self, stem: str) -> sp.Symbol | tuple[sp.Symbol, ...]:
         """Position symbols named after ``stem``: one real symbol, or a tuple for N-d positions."""
         return _position_symbols(stem, self.position_dims)
 

@@ -13,6 +13,7 @@ import re
 
 import sympy as sp
 
+from symrope.checker import CheckReport
 from symrope.latex._document import PREAMBLE, _colophon
 from symrope.latex._escape import escape_name, escape_text, pdf_string
 from symrope.latex._printer import math_latex
@@ -223,7 +224,7 @@ def _classification_section(classification: dict) -> list[str]:
     return out
 
 
-def check_report_document(check_report) -> str:
+def check_report_document(check_report: CheckReport) -> str:
     r"""A standalone ``.tex`` derivation of an encoding check.
 
     Parameters

@@ -37,7 +37,7 @@ def _needs_rerun(log: str) -> bool:
         "No file" in log and ".toc" in log
 
 
-def compile_pdf(tex_path, out_dir=None) -> Path:
+def compile_pdf(tex_path: str | Path, out_dir: str | Path | None = None) -> Path:
     r"""Compile ``tex_path`` with ``pdflatex`` into ``out_dir``; return the PDF's path.
 
     Runs ``pdflatex -interaction=nonstopmode -halt-on-error -no-shell-escape`` (a second time

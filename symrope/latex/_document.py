@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import platform
 import re
+from collections.abc import Iterable
 
+from symrope.engine import ProofReport
 from symrope.latex._escape import check_raw_latex, escape_name, escape_text, pdf_string
 from symrope.latex._prose import method_phrase, prose_text
 from symrope.latex._render import (DEFINES, counterexample_latex, parameters_math, step_sides,
@@ -245,7 +247,7 @@ def _closing_summary(report, references: list[str], subheading: str) -> str:
     return "\n".join(out) + "\n"
 
 
-def theorem_document(report) -> str:
+def theorem_document(report: ProofReport) -> str:
     r"""A standalone ``.tex`` document: one theorem's derivation, step by step.
 
     Parameters
@@ -288,7 +290,7 @@ def _colophon() -> str:
             "counterexample.}\n")
 
 
-def combined_document(reports) -> str:
+def combined_document(reports: Iterable[ProofReport]) -> str:
     r"""One standalone ``.tex`` document with every derivation and a closing table of verdicts.
 
     Examples

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from symrope.engine import ProofReport
 from symrope.latex._escape import check_raw_latex
 from symrope.latex._prose import method_phrase, prose_markdown
 from symrope.latex._render import (DEFINES, counterexample_latex, parameters_math, step_sides,
@@ -77,7 +78,7 @@ def _step_markdown(number: int, result) -> str:
     return "\n".join(out)
 
 
-def report_markdown(report, *, versions: dict | None = None) -> str:
+def report_markdown(report: ProofReport, *, versions: dict | None = None) -> str:
     r"""One theorem's derivation as a MyST Markdown page.
 
     Parameters

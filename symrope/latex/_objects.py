@@ -7,6 +7,8 @@ way SymPy itself is extended: a ``_print_<ClassName>`` method per class, which S
 
 from __future__ import annotations
 
+from typing import Any
+
 from symrope.latex._escape import escape_math_text
 from symrope.latex._printer import SafeLatexPrinter
 from symrope.latex._render import report_latex, theorem_latex, verdict_latex
@@ -29,13 +31,13 @@ class DerivationPrinter(SafeLatexPrinter):
     def _print_ProofReport(self, report) -> str:
         return report_latex(report)
 
-    def doprint(self, expr):
+    def doprint(self, expr: object) -> str:
         if any(cls.__name__ in _DERIVATIONS for cls in type(expr).__mro__):
             return self._print(expr)
         return super().doprint(expr)
 
 
-def latex(obj, **settings) -> str:
+def latex(obj: object, **settings: Any) -> str:
     r"""Math-mode LaTeX for a verdict, theorem, proof report, or any SymPy expression.
 
     Replaces ``sympy.latex(report)``: the engine's objects carry no LaTeX hook of their own.
@@ -72,7 +74,7 @@ class Typeset:
     (True, '$')
     """
 
-    def __init__(self, obj):
+    def __init__(self, obj: object) -> None:
         self.obj = obj
 
     def _repr_latex_(self) -> str:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import re
 
 import sympy as sp
@@ -95,7 +97,7 @@ class SafeLatexPrinter(LatexPrinter):
             items = [self._print(b) for b in blocks]
         return r"\operatorname{diag}\left(" + ",\\ ".join(items) + r"\right)"
 
-    def doprint(self, expr):
+    def doprint(self, expr: object) -> str:
         text = super().doprint(expr)
         if len(text) > MAX_LATEX_CHARS:
             return _long_summary(expr, len(text))
@@ -141,7 +143,7 @@ def _long_summary(expr, length: int) -> str:
     return r"\left[\text{" + what + f" ({length} characters of LaTeX), not printed" + r"}\right]"
 
 
-def math_latex(expr, **settings) -> str:
+def math_latex(expr: object, **settings: Any) -> str:
     r"""Math-mode LaTeX for ``expr`` with :class:`SafeLatexPrinter`.
 
     Examples

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from symrope.engine import ProofReport, Theorem, Verdict
 from symrope.latex._escape import check_raw_latex, escape_math_text
 from symrope.latex._printer import SafeLatexPrinter, math_latex
 from symrope.latex._prose import prose_math
@@ -140,7 +141,7 @@ def _relation(status: str | None, expect: str) -> str:
     return "="
 
 
-def verdict_latex(verdict) -> str:
+def verdict_latex(verdict: Verdict) -> str:
     r"""Math-mode LaTeX for a :class:`~symrope.engine.Verdict`: the claim and its evidence.
 
     Examples
@@ -197,7 +198,7 @@ def _statement_math(theorem) -> str:
     return prose_math(theorem.statement, f"the statement of {theorem.name!r}")
 
 
-def theorem_latex(theorem) -> str:
+def theorem_latex(theorem: Theorem) -> str:
     r"""Math-mode LaTeX for an (unproved) :class:`~symrope.engine.Theorem`: statement and steps.
 
     Examples
@@ -219,7 +220,7 @@ def theorem_latex(theorem) -> str:
     return _array(header, rows)
 
 
-def report_latex(report) -> str:
+def report_latex(report: ProofReport) -> str:
     r"""Math-mode LaTeX for a :class:`~symrope.engine.ProofReport`: verdict, then each step.
 
     Examples
