@@ -86,5 +86,6 @@ def main(argv: list[str]) -> int:
     print("\n".join(table(rows, args.tolerance)))
     reasons = {row["impl"]: row["skipped"] for row in rows if "skipped" in row}
     for impl, reason in reasons.items():  # the table cuts reasons short (a missing library's
-        print(f"not run: {impl}: {reason}")  # names the pip extra to install)
+        # names the pip extra to install); most reasons already start with the impl's name
+        print(f"not run: {reason}" if reason.startswith(impl) else f"not run: {impl}: {reason}")
     return 0
