@@ -29,8 +29,8 @@ from symrope.checker import Encoding, check
 from symrope.checker import _check as checker
 from symrope.checker._exponential import Exponentials
 from symrope.checker._structure import Blocks
-from symrope.checker._zoo import rope_frequencies, rotate_pairs
-from symrope.linalg import quaternion_multiplication
+from symrope.schedules import rope_frequencies
+from symrope.linalg import quaternion_multiplication, rotate_pairs
 
 
 def rope(d: int) -> Encoding:
@@ -42,17 +42,10 @@ def rope(d: int) -> Encoding:
     return Encoding(f"rope_d{d}", d, encode, encode)
 
 
-def _quaternion_generators():
-    """Left multiplication by i + 2j and right multiplication by k on the quaternions: commuting,
-    skew-symmetric, 4x4 (the ComRoPE case)."""
-    A = quaternion_multiplication([0, 1, 2, 0], "left")
-    B = quaternion_multiplication([0, 0, 0, 1], "right")
-    assert A * B == B * A and A.T == -A and B.T == -B
-    return A, B
-
-
 def ordinary_encodings() -> list[Encoding]:
-    A, B = _quaternion_generators()
+    # ComRoPE: left multiplication by i + 2j and right multiplication by k commute
+    A = quaternion_multiplication([0, 1, 2, 0])
+    B = quaternion_multiplication([0, 0, 0, 1], "right")
     K = sp.Matrix([[0, -3, 2], [3, 0, -1], [-2, 1, 0]])
 
     def comrope(p):
