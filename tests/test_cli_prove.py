@@ -4,6 +4,7 @@ import json
 import re
 import subprocess
 import sys
+import time
 
 import pytest
 import sympy as sp
@@ -141,12 +142,23 @@ def test_jobs_give_the_same_rows_in_the_same_order_and_exit_code(monkeypatch, ca
     assert seconds.sub("", three.err) == seconds.sub("", one.err)
 
 
+class _Slow(sp.Function):
+    """A function whose numeric value takes 30 s: only a deadline ends a claim that needs it
+    (a timing-free way to exhaust a budget: no machine is fast enough to finish first)."""
+
+    def _eval_evalf(self, prec):
+        time.sleep(30)
+        return sp.Float(1, prec)
+
+
 def test_the_deadline_holds_in_worker_processes(monkeypatch, capsys):
     # the engine's deadline is a SIGALRM: it fires only on a main thread, so each theorem must
-    # run on its worker's main thread; an expansion of degree 40 cannot finish in 0.5 s
+    # run on its worker's main thread; deciding _Slow(x) = 1 needs a 30 s evaluation
     _register(monkeypatch, "t_true", sp.sin(x) ** 2 + sp.cos(x) ** 2, sp.Integer(1))
-    _register(monkeypatch, "t_hard", (sp.sin(x) ** 2 + sp.cos(x) ** 2 + x) ** 40, (1 + x) ** 40)
+    _register(monkeypatch, "t_hard", _Slow(x), sp.Integer(1))
+    started = time.monotonic()
     assert main(["prove", "t_hard", "t_true", "--budget", "0.5", "-j", "2"]) == 3
+    assert time.monotonic() - started < 20
     assert "t_hard: undecided" in capsys.readouterr().err
 
 
