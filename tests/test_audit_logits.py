@@ -46,3 +46,17 @@ def test_real_library_logits_go_through_its_own_apply():
     # of a logit of size ~sqrt(64) -- far more than the float32 angle error at 8K
     assert 1e-3 < result.worst("logit_error") < 0.5
     assert result.worst("shift_violation") > 0
+
+
+def test_the_plot_draws_each_bands_shift_violation():
+    from symrope.audit._plot import panel_series
+
+    config = RopeConfig.from_options(head_dim=32, theta=10000)
+    result = audit("hf", config, AuditOptions(max_position=70000, dtype="bf16", progress=False))
+    measured = [band for band in result.bands if band.shift_violation]
+    assert len(measured) >= 2
+    xs, ys = panel_series(result, "shift_violation")
+    # one step per band from its start (clamped to 1 on the log axis), closed at the last end
+    assert xs[:-1] == [max(band.lo, 1) for band in measured]
+    assert ys[:-1] == [band.shift_violation for band in measured]
+    assert (xs[-1], ys[-1]) == (result.bands[-1].hi, result.bands[-1].shift_violation)

@@ -8,13 +8,30 @@ from pathlib import Path
 from symrope.audit._results import AuditResult
 from symrope.errors import UsageError
 
-_PANELS = (  # (key in AuditResult.fine, title)
+_PANELS = (  # (key in AuditResult.fine, or of a BandSummary for shift_violation; title)
     ("max_abs_error", "max |table - exact| (cos, sin)"),
     ("max_phase_error", "max phase error (rad)"),
     ("amplitude_error", "amplitude error |hypot(cos, sin) - a|"),
     ("invariance_violation", "relative-invariance violation of scores"),
     ("logit_error", "logit error |q_s.k_t - exact| (sampled keys t)"),
+    ("shift_violation", "shift violation |logit(s, t) - logit(s+u, t+u)| (per band)"),
 )
+
+
+def panel_series(result: AuditResult, key: str) -> tuple[list[int], list[float]]:
+    """The (positions, values) one panel draws for ``result``: finite positive values only,
+    positions clamped to 1 for the log axis. The shift violation is measured once per band,
+    so it is drawn from the band starts."""
+    if key == "shift_violation":
+        # The last band's end closes its step, or a few bands would draw a line short of one.
+        bands = result.bands + result.bands[-1:]
+        starts = [band.lo for band in result.bands] + [band.hi for band in result.bands[-1:]]
+        values = [band.shift_violation for band in bands]
+    else:
+        starts = result.fine.get("logit_positions" if key == "logit_error" else "lo", [])
+        values = result.fine.get(key, [])
+    points = [(max(x, 1), y) for x, y in zip(starts, values) if y and y > 0 and y != float("inf")]
+    return [x for x, _ in points], [y for _, y in points]
 
 
 def plot_audits(results: list[AuditResult], path, title: str | None = None) -> Path:
@@ -38,14 +55,10 @@ def plot_audits(results: list[AuditResult], path, title: str | None = None) -> P
     from matplotlib.ticker import FormatStrFormatter, NullFormatter
 
     figure, axes = pyplot.subplots(2, 3, figsize=(15, 7.5), sharex=True)
-    axes.flat[-1].set_axis_off()
     for axis, (key, label) in zip(axes.flat, _PANELS):
         for result in results:
-            starts = result.fine.get("logit_positions" if key == "logit_error" else "lo", [])
-            values = result.fine.get(key, [])
-            points = [(max(x, 1), y) for x, y in zip(starts, values) if y and y > 0 and y != float("inf")]
-            if points:
-                xs, ys = zip(*points)
+            xs, ys = panel_series(result, key)
+            if xs:
                 axis.step(xs, ys, where="post", label=f"{result.impl} ({result.dtype})")
         if key == "max_abs_error":
             tolerance = results[0].tolerance
@@ -59,10 +72,8 @@ def plot_audits(results: list[AuditResult], path, title: str | None = None) -> P
         axis.yaxis.set_minor_formatter(FormatStrFormatter("%.2g") if high < 10 * low else NullFormatter())
         axis.set_title(label, fontsize=10)
         axis.grid(True, which="major", alpha=0.3)
-    for axis in axes[1][:2]:
+    for axis in axes[1]:
         axis.set_xlabel("position")
-    axes[0][2].set_xlabel("position")
-    axes[0][2].xaxis.set_tick_params(labelbottom=True)
     handles, labels = axes.flat[0].get_legend_handles_labels()
     if handles:
         figure.legend(handles, labels, loc="lower center", ncol=min(len(labels), 4), fontsize=9)
