@@ -19,7 +19,7 @@ import sympy as sp
 from symrope.engine import verify
 
 __all__ = ["ContinuityFinding", "continuity_obstacle", "find_discontinuity",
-           "continuous_extension", "defined_value", "extended_value"]
+           "continuous_extension", "defined_value", "extended_value", "value_at_origin"]
 
 _CONTINUOUS_FUNCTIONS = (sp.sin, sp.cos, sp.exp, sp.sinh, sp.cosh, sp.tanh, sp.atan, sp.sinc,
                          sp.Abs, sp.erf, sp.Max, sp.Min, sp.re, sp.im)
@@ -311,3 +311,35 @@ def extended_value(expr, axis, point):
     if _infinite(limit) or limit.has(sp.AccumBounds):
         return None
     return limit
+
+
+def value_at_origin(matrix, axes) -> sp.ImmutableMatrix | None:
+    """``matrix`` with *every* axis in ``axes`` at 0: its continuous extension there.
+
+    With one axis, a 0/0 as written is replaced by its two-sided limit
+    (:func:`extended_value`); with several, only direct substitution is used. None where an
+    entry is undefined there and has no such limit (or is not a finite value).
+
+    Examples
+    ========
+
+    >>> import sympy as sp
+    >>> from symrope.checker._continuity import value_at_origin
+    >>> p = sp.Symbol("p", real=True)
+    >>> value_at_origin(sp.Matrix([[sp.sin(p) / p, sp.cos(p)]]), (p,))
+    Matrix([[1, 1]])
+    >>> a, b = sp.symbols("a b", real=True)
+    >>> value_at_origin(sp.Matrix([[sp.cos(a + b), sp.sin(b)]]), (a, b))
+    Matrix([[1, 0]])
+    >>> value_at_origin(sp.Matrix([[1 / p]]), (p,)) is None
+    True
+    """
+    axes = tuple(axes)
+    if len(axes) == 1:
+        values = [extended_value(e, axes[0], 0) for e in matrix]
+    else:
+        zero = {a: sp.Integer(0) for a in axes}
+        values = [defined_value(e, zero) for e in matrix]
+    if any(v is None or defined_value(v, {}) is None for v in values):
+        return None
+    return sp.ImmutableMatrix(matrix.shape[0], matrix.shape[1], values)

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 import sympy as sp
 
 from symrope.checker._continuity import (continuity_obstacle, continuous_extension,
-                                         defined_value, extended_value)
+                                         value_at_origin)
 from symrope.checker._structure import block_claim
 
 __all__ = ["ExponentialForm", "Exponentials", "NotExponential", "exponential_form", "recognise",
@@ -245,14 +245,10 @@ def _continuous(name, blocks, axes) -> list:
 
 def _at_origin(matrix, axes) -> sp.ImmutableMatrix:
     """The matrix at position 0 (its continuous extension there: a limit where 0/0)."""
-    zero = {a: sp.Integer(0) for a in axes}
-    if len(axes) == 1:
-        values = [extended_value(e, axes[0], 0) for e in matrix]
-    else:
-        values = [defined_value(e, zero) for e in matrix]
-    if any(v is None or defined_value(v, {}) is None for v in values):
+    value = value_at_origin(matrix, axes)
+    if value is None:
         raise NotExponential("the value at position 0 is undefined and has no limit")
-    return sp.ImmutableMatrix(matrix.shape[0], matrix.shape[1], values)
+    return value
 
 
 def _name(symbol) -> str:

@@ -10,7 +10,7 @@ import sympy as sp
 from symrope.engine import PROVED
 from symrope.checker._claims import combine
 from symrope.checker._classify import classify_block, summarise
-from symrope.checker._continuity import defined_value, extended_value
+from symrope.checker._continuity import value_at_origin
 from symrope.checker._report import show
 from symrope.checker._structure import block_claim
 
@@ -36,7 +36,6 @@ def generator(run):
     offsets = tuple(sp.Dummy(f"d{k}" if len(axes_p) > 1 else "d", real=True)
                     for k in range(len(axes_p)))
     offset = _pack(offsets, run.p)
-    zero = _pack(tuple(sp.Integer(0) for _ in axes_p), run.p)
     names = [a.name for a in axes_p]
     known = run._exponentials  # decided with translation invariance (None: never tried)
     if known is not None and known.proved:
@@ -48,20 +47,17 @@ def generator(run):
                       "invariance: " + "; ".join(known.facts) + ")")}}
         return _classified(run, X, names, result)
     Fb, Gb = run.blocks.restrict(run.F), run.blocks.restrict(run.G)
-    # The continuous extension at 0 (a limit where F(0) is 0/0 as written): one position axis
-    if len(axes_p) == 1:
-        at_origin = [f.applyfunc(lambda e: extended_value(e, run.p, 0)) for f in Fb]
-    else:
-        at_origin = [run._at(f, run.p, zero) for f in Fb]
-    if any(v is None or defined_value(v, {}) is None for f in at_origin for v in f):
+    # The continuous extension at 0 (a limit where F(0) is 0/0 as written: one position axis)
+    at_origin = [value_at_origin(f, axes_p) for f in Fb]
+    if any(f0 is None for f0 in at_origin):
         raise Unclassifiable("F(0) is undefined and has no limit symrope could compute")
     H = [sp.ImmutableMatrix((f0.T * run._at(g, run.p, offset)).applyfunc(sp.expand))
          for f0, g in zip(at_origin, Gb)]
-    X = [[sp.ImmutableMatrix(h.diff(d).applyfunc(lambda e, d=d: extended_value(e, d, 0))
-                             .applyfunc(sp.expand)) for h in H]
-         for d in offsets]
-    if any(v is None for Xk in X for x_b in Xk for v in x_b):
+    # X_k = dH/dd_k at d = 0: every offset at 0, not only d_k
+    X = [[value_at_origin(h.diff(d), offsets) for h in H] for d in offsets]
+    if any(x_b is None for Xk in X for x_b in Xk):
         raise Unclassifiable("H'(0) is undefined and has no limit symrope could compute")
+    X = [[x_b.applyfunc(sp.expand) for x_b in Xk] for Xk in X]
     ode = [run._verify(block_claim([h.diff(d) for h in H]),
                         block_claim([x_b * h for x_b, h in zip(Xk, H)]), expand=True)
            for d, Xk in zip(offsets, X)]
