@@ -8,7 +8,7 @@ import pytest
 import sympy as sp
 
 from symrope.checker import Encoding, check
-from symrope.checker._claims import Clock, decide
+from symrope.checker._claims import Clock, decide, probe_across_scales
 from symrope.checker._continuity import find_discontinuity
 from symrope.checker._exponential import NotExponential, exponential_form
 from symrope.linalg import quaternion_multiplication
@@ -245,3 +245,22 @@ def test_exponential_form_refuses_what_is_not_an_exponential():
     # a rotation that starts at a quarter turn: F(0) != I
     with pytest.raises(NotExponential, match="F\\(0\\) = I"):
         exponential_form("F", [sp.ImmutableMatrix(rotation(p + 1))], (p,), _decide_now)
+
+
+def test_probe_across_scales_reports_the_entry_that_differs():
+    # Both lhs entries are cos(p); only the second rhs entry switches past p = 1000. The entry
+    # named must be the differing one, not the first entry equal to it by value.
+    p = sp.Symbol("p", real=True)
+    jump = sp.Piecewise((1, p > 1000), (0, True))
+    lhs = sp.ImmutableMatrix([[sp.cos(p), sp.cos(p)]])
+    rhs = sp.ImmutableMatrix([[sp.cos(p), sp.cos(p) + jump]])
+    verdict = probe_across_scales(lhs, rhs, [p])
+    assert verdict.refuted and verdict.entry == (0, 1)
+    at = verdict.counterexample
+    assert abs(sp.N((rhs - lhs)[0, 1].xreplace(at), 30)) > sp.Float("1e-6")
+    # block by block: the second block's (1, 0) entry, the first block being equal throughout
+    block = sp.ImmutableMatrix([[sp.cos(p), sp.sin(p)], [sp.sin(p), sp.cos(p)]])
+    moved = sp.ImmutableMatrix([[sp.cos(p), sp.sin(p)], [sp.sin(p) + jump, sp.cos(p)]])
+    verdict = probe_across_scales(sp.BlockDiagMatrix(block, block),
+                                  sp.BlockDiagMatrix(block, moved), [p])
+    assert verdict.refuted and verdict.entry == (1, 1, 0)

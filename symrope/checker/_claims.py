@@ -177,31 +177,33 @@ def probe_across_scales(lhs, rhs, positions) -> Verdict | None:
     at 30 and at 60 digits (or more, as the numbers grow), at exact rational coordinates.
     """
     left, right = _claim_entries(lhs), _claim_entries(rhs)
-    pairs = [(a, b) for a, b in zip(left, right) if not is_literal_zero(a - b)]
+    # (flat index, lhs entry, rhs entry): the index is kept, since equal entries elsewhere
+    # would make a search by value report the wrong one
+    pairs = [(flat, a, b) for flat, (a, b) in enumerate(zip(left, right))
+             if not is_literal_zero(a - b)]
     if not pairs:
         return None
     values = scale_values(*left, *right)
     rng = random.Random(_SCALE_PROBE_SEED)
     symbols = [s for s in positions
-               if any(s in (a - b).free_symbols for a, b in pairs)]
+               if any(s in (a - b).free_symbols for _, a, b in pairs)]
     for value in values:
         for symbol in symbols:
             try:
-                point = sample_point(rng, *[a - b for a, b in pairs])
+                point = sample_point(rng, *[a - b for _, a, b in pairs])
             except Unsampleable:
                 return None
             point[symbol] = value
-            for index, (a, b) in enumerate(pairs):
+            for flat, a, b in pairs:
                 try:
                     (evaluation,) = evaluate(a, b, point)
                 except (ZeroDivisionError, ValueError, TypeError):
                     continue
                 if evaluation.clearly_nonzero:
-                    where = _entry_of(lhs, left.index(a) if a in left else index)
                     return Verdict(REFUTED, lhs, rhs, counterexample=point,
                                    difference=(sp.sstr(sp.Float(evaluation.low, 6)),
                                                sp.sstr(sp.Float(evaluation.high, 6))),
-                                   entry=where,
+                                   entry=_entry_of(lhs, flat),
                                    method=f"exact counterexample at a position across scales "
                                           f"({sp.sstr(symbol)} = {value}), |difference| agrees "
                                           "at two precisions (30 and 60 digits or more)")
