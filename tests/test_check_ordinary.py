@@ -4,10 +4,13 @@ Each encoding has a known truth, derived by hand in its comment; the checker mus
 (proved only symbolically, refuted only with an exact counterexample).
 """
 
+from unittest import mock
+
 import pytest
 import sympy as sp
 
 from symrope.checker import Encoding, check
+from symrope.checker import _claims
 from symrope.checker._claims import Clock, decide, probe_across_scales
 from symrope.checker._continuity import find_discontinuity
 from symrope.checker._exponential import NotExponential, exponential_form
@@ -140,6 +143,23 @@ def test_undecided_evidence_counts_the_points_it_evaluated():
     assert verdict.undecided
     assert "every sampled point" not in verdict.reason
     assert "0 of" in verdict.reason
+
+
+def test_a_claim_with_thresholds_is_probed_once():
+    # The probe across scales is deterministic: a threshold claim is probed before the engine,
+    # and the engine's undecided verdict must not run the same probe a second time.
+    p = sp.Symbol("p", real=True)
+    with mock.patch.object(_claims, "probe_across_scales",
+                           wraps=_claims.probe_across_scales) as probe:
+        verdict = decide(1 / (sp.floor(p) + sp.ceiling(-p)), sp.Integer(1), Clock(10),
+                         positions=[p])
+    assert verdict.undecided and probe.call_count == 1
+    # without thresholds the probe runs only after the engine leaves the claim undecided
+    with mock.patch.object(_claims, "probe_across_scales",
+                           wraps=_claims.probe_across_scales) as probe:
+        assert decide(sp.sin(p) ** 2 + sp.cos(p) ** 2, sp.Integer(1), Clock(10),
+                      positions=[p]).proved
+    assert probe.call_count == 0
 
 
 def test_budget_is_shared_between_the_assumptions():

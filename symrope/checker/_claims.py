@@ -61,14 +61,17 @@ def decide(lhs, rhs, clock: Clock, expand: bool = False, positions=()) -> Verdic
 
     With ``positions`` (the claim's position symbols), a claim whose expressions switch at a
     threshold is first probed at positions across scales (:func:`probe_across_scales`), and so
-    is any claim the engine leaves undecided; an undecided verdict says how many points could
-    be evaluated at all (the engine counts them).
+    is any other claim the engine leaves undecided (never the same claim twice); an undecided
+    verdict says how many points could be evaluated at all (the engine counts them).
     """
     # Not for trigonometric claims: expanding there splits the engine's constant templates.
     if expand:  # Floats read exactly first: expanding multiplies them, and that rounds
         lhs, rhs = _expanded(read_floats_exactly(lhs)[0]), _expanded(read_floats_exactly(rhs)[0])
     positions = list(positions)
-    if positions and has_thresholds(*_blocks_of(lhs), *_blocks_of(rhs)):
+    # The probe is deterministic (fixed seed and scales): once run, running it again on the
+    # same claim finds nothing new (and a run cut short restarts from the same points).
+    probed = bool(positions) and has_thresholds(*_blocks_of(lhs), *_blocks_of(rhs))
+    if probed:
         found = _bounded_probe(lhs, rhs, positions, clock)
         if found is not None:
             return found
@@ -78,7 +81,7 @@ def decide(lhs, rhs, clock: Clock, expand: bool = False, positions=()) -> Verdic
         return Verdict(UNDECIDED, lhs, rhs, reason=f"a block is too large to decide: {error}")
     if verdict.undecided and _has_sinc(lhs, rhs):
         verdict = _verify_through_sinc(lhs, rhs, verdict, clock) or verdict
-    if verdict.undecided and positions:
+    if verdict.undecided and positions and not probed:
         found = _bounded_probe(lhs, rhs, positions, clock)
         if found is not None:
             return found
