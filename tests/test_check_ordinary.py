@@ -284,3 +284,20 @@ def test_probe_across_scales_reports_the_entry_that_differs():
     verdict = probe_across_scales(sp.BlockDiagMatrix(block, block),
                                   sp.BlockDiagMatrix(block, moved), [p])
     assert verdict.refuted and verdict.entry == (1, 1, 0)
+
+
+def test_removable_points_are_named_by_the_users_axis_name():
+    # (p^2 + p) / (p (p + 1)) is 1 off p = 0 and p = -1, both removable: the evidence, in the
+    # continuity result and in the facts the exponential path checked, says p (the checker's
+    # position is a Dummy that prints as _p).
+    def F(p):
+        w = (p ** 2 + p) / (p * (p + 1))
+        return sp.Matrix([[sp.cos(p) * w, -sp.sin(p)], [sp.sin(p), sp.cos(p)]])
+
+    report = check(Encoding.from_matrices("removable", F, F), budget=30)
+    assert set(report.verdicts().values()) == {"proved"}
+    texts = [a.evidence for a in report.assumptions.values()]
+    texts.append(report.generator["exponential"]["evidence"])
+    assert "removable singularities at p = -1" in texts[-1]
+    assert "removable singularities at p = -1" in report.assumptions["continuity"].evidence
+    assert not any("_p" in text for text in texts), texts

@@ -17,7 +17,7 @@ from symrope.engine import PROVED, REFUTED, UNDECIDED, BudgetExhausted, deadline
 from symrope.engine._exact import read_floats_exactly
 from symrope.errors import InternalError, UsageError
 from symrope.checker._claims import Clock, decide, methods
-from symrope.checker._continuity import (continuity_obstacle, continuous_extension,
+from symrope.checker._continuity import (continuity_obstacle, continuous_extensions,
                                          defined_value, find_discontinuity)
 from symrope.checker._encoding import Encoding
 from symrope.checker._exponential import (ODE_UNIQUENESS_SHORT, STRUCTURE_SHARE,
@@ -461,14 +461,7 @@ class _Run:
         """Every entry's continuous extension proved continuous (one position axis only)."""
         if len(axes) != 1:
             return None
-        found = []
-        for value in entries:
-            evidence = continuous_extension(value, axes[0], budget=min(self.clock.left(), 10))
-            if evidence is None:
-                return None
-            # the Dummy prints as _p: say p, as the user wrote it
-            found.append(evidence.replace(f"{sp.sstr(axes[0])} =", f"{_name(axes[0])} ="))
-        return "; ".join(dict.fromkeys(found))
+        return continuous_extensions(entries, axes[0], budget=min(self.clock.left(), 10))
 
     # ---------------------------------------------------------------- score path
     def score_translation(self) -> AssumptionResult:

@@ -19,7 +19,7 @@ import sympy as sp
 from symrope.engine import verify
 
 __all__ = ["ContinuityFinding", "continuity_obstacle", "find_discontinuity",
-           "continuous_extension", "defined_value", "extended_value", "value_at_origin"]
+           "continuous_extension", "continuous_extensions", "defined_value", "extended_value", "value_at_origin"]
 
 _CONTINUOUS_FUNCTIONS = (sp.sin, sp.cos, sp.exp, sp.sinh, sp.cosh, sp.tanh, sp.atan, sp.sinc,
                          sp.Abs, sp.erf, sp.Max, sp.Min, sp.re, sp.im)
@@ -284,11 +284,41 @@ def continuous_extension(expr, axis, budget: float = 5.0) -> str | None:
         if value.is_number and not _infinite(value) and not verify(value, left,
                                                                    budget=budget).proved:
             return None
-        found.append(f"{axis} = {sp.sstr(point)} (both one-sided limits {sp.sstr(left)})")
+        # the name, not str(): a Dummy position prints as _p, the user wrote p
+        found.append(f"{_name(axis)} = {sp.sstr(point)} (both one-sided limits "
+                     f"{sp.sstr(left)})")
     if not found:
         return None
     return ("removable singularit" + ("y" if len(found) == 1 else "ies") + " at "
             + "; ".join(found))
+
+
+def continuous_extensions(entries, axis, budget: float = 5.0) -> str | None:
+    """:func:`continuous_extension` for every entry: the evidence of all, or None if any fails.
+
+    Examples
+    ========
+
+    >>> import sympy as sp
+    >>> from symrope.checker._continuity import continuous_extensions
+    >>> p = sp.Dummy("p", real=True)
+    >>> continuous_extensions([sp.sin(p) / p, (p**2 + p) / (p * (p + 1))], p)
+    'removable singularity at p = 0 (both one-sided limits 1); removable singularities at p = -1 (both one-sided limits 1); p = 0 (both one-sided limits 1)'
+    >>> continuous_extensions([sp.sin(p) / p, sp.cos(p) / p], p) is None
+    True
+    """
+    found = []
+    for entry in entries:
+        evidence = continuous_extension(entry, axis, budget=budget)
+        if evidence is None:
+            return None
+        found.append(evidence)
+    return "; ".join(dict.fromkeys(found))
+
+
+def _name(symbol) -> str:
+    """A symbol's name as the user reads it (a Dummy prints with a leading underscore)."""
+    return symbol.name if isinstance(symbol, sp.Symbol) else sp.sstr(symbol)
 
 
 def defined_value(expr, values: dict):

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 
 import sympy as sp
 
-from symrope.checker._continuity import (continuity_obstacle, continuous_extension,
+from symrope.checker._continuity import (continuity_obstacle, continuous_extensions,
                                          value_at_origin)
 from symrope.checker._structure import block_claim
 
@@ -234,13 +234,10 @@ def _continuous(name, blocks, axes) -> list:
         return []
     if len(axes) != 1:
         raise NotExponential(f"{name} is not continuous by structure")
-    found = []
-    for entry in entries:
-        evidence = continuous_extension(entry, axes[0])
-        if evidence is None:
-            raise NotExponential(f"{name} is not proved continuous")
-        found.append(evidence)
-    return [f"{name} continuous: " + "; ".join(dict.fromkeys(found))]
+    evidence = continuous_extensions(entries, axes[0])
+    if evidence is None:
+        raise NotExponential(f"{name} is not proved continuous")
+    return [f"{name} continuous: " + evidence]
 
 
 def _at_origin(matrix, axes) -> sp.ImmutableMatrix:
