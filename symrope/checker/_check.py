@@ -403,13 +403,11 @@ class _Run:
             if len(_axes(self.p)) == 1 else "F(p)^T G(p) = exp(-p.B) exp(p.B) = I", start)
         if structural is not None:
             return structural
-        p = self.p
         verdict = self._block_claim(lambda f, g: f.T * g, lambda f, g: sp.eye(f.shape[0]))
         counterexample, evidence = None, "F(p)^T G(p) = I"
         if verdict.refuted:
             counterexample = self._score_counterexample(verdict, "identity")
             evidence = "H(0) != I: at equal positions the score is not x^T y"
-        del p
         return AssumptionResult("identity_at_zero", verdict.status,
                                 _proved_evidence(verdict, evidence), counterexample, [verdict],
                                 time.monotonic() - start)

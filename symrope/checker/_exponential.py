@@ -7,9 +7,10 @@ facts that make it a function of ``t - s`` are much smaller claims in one positi
 * ``F(0) = I`` and ``dF/dp_k = A_k F(p)`` with ``A_k = dF/dp_k (0)`` constant, each an identity
   decided entrywise by the engine, and ``F`` continuous on R. Then ``F(p) = e^{p . A}``: along
   the ray ``p = r q``, ``Y(r) = F(r q)`` solves ``Y' = (q . A) Y``, ``Y(0) = I``, whose unique
-  solution is ``e^{r q . A}`` (cited: :data:`ODE_UNIQUENESS`). Where the identity is proved
-  only off a finite set of points (the expressions are undefined there), continuity of ``F``
-  glues the pieces of the solution together, so the conclusion is the same.
+  solution is ``e^{r q . A}`` (cited: uniqueness for linear ODEs, Picard-Lindelof; B. C. Hall,
+  Lie Groups, Lie Algebras, and Representations, 2nd ed. (Springer 2015), Ch. 2). Where the
+  identity is proved only off a finite set of points (the expressions are undefined there),
+  continuity of ``F`` glues the pieces of the solution together, so the conclusion is the same.
 * ``sinc(u)`` is written ``sin(u)/u`` (equal off the thin set ``u = 0``; continuity covers it).
 * An entry that contains ``|p_k|`` (Rodrigues' ``theta = w |p|``) is first rewritten exactly: if
   ``E(p, a)`` (``E`` with ``|p_k|`` replaced by a symbol ``a``) is proved even in ``a``, then
@@ -35,11 +36,8 @@ from symrope.checker._continuity import (continuity_obstacle, continuous_extensi
 from symrope.checker._structure import block_claim
 
 __all__ = ["ExponentialForm", "Exponentials", "NotExponential", "exponential_form", "recognise",
-           "ODE_UNIQUENESS", "ODE_UNIQUENESS_SHORT", "STRUCTURE_SHARE"]
+           "ODE_UNIQUENESS_SHORT", "STRUCTURE_SHARE"]
 
-ODE_UNIQUENESS = ("uniqueness for linear ODEs (Picard-Lindelof): exp(rM) is the unique solution "
-                  "of Y' = M Y, Y(0) = I (B. C. Hall, Lie Groups, Lie Algebras, and "
-                  "Representations, 2nd ed. (Springer 2015), Ch. 2)")
 # What a one-line evidence cites (docs/check.md gives the reference in full).
 ODE_UNIQUENESS_SHORT = "uniqueness for linear ODEs"
 
@@ -69,9 +67,12 @@ STRUCTURE_SHARE = 0.6
 
 @dataclass
 class Exponentials:
-    """``F = e^{p.A}`` and ``G = e^{p.B}`` with ``A_k^T = -B_k``, proved; or why not (``reason``)."""
+    """``F = e^{p.A}`` and ``G = e^{p.B}`` with ``A_k^T = -B_k``, proved; or why not (``reason``).
 
-    F: ExponentialForm | None = None
+    ``G`` is kept for its generators ``B_k`` (those of ``H(d) = G(d)``); ``F``'s are in the
+    verdicts and facts only.
+    """
+
     G: ExponentialForm | None = None
     verdicts: list = field(default_factory=list)
     facts: list = field(default_factory=list)
@@ -115,7 +116,7 @@ def recognise(F_blocks, G_blocks, axes: tuple, decide) -> Exponentials:
                 for A, B in zip(F.generators, G.generators)]
     verdicts += opposite
     if not all(v.proved for v in opposite):
-        return Exponentials(F, G, verdicts, reason="A^T = -B is not proved")
+        return Exponentials(G, verdicts, reason="A^T = -B is not proved")
     pairs = [(j, k) for j in range(len(axes)) for k in range(j + 1, len(axes))]
     commute = [decide(block_claim([a * b for a, b in zip(G.generators[j], G.generators[k])]),
                       block_claim([b * a for a, b in zip(G.generators[j], G.generators[k])]),
@@ -123,11 +124,11 @@ def recognise(F_blocks, G_blocks, axes: tuple, decide) -> Exponentials:
                for j, k in pairs]
     verdicts += commute
     if not all(v.proved for v in commute):
-        return Exponentials(F, G, verdicts,
+        return Exponentials(G, verdicts,
                             reason="the generators of different axes do not provably commute")
     facts = list(dict.fromkeys(F.facts + (G.facts if G is not F else ["G = F"])))
     facts.append("A^T = -B" if len(axes) == 1 else "A_k^T = -B_k, B_j B_k = B_k B_j")
-    return Exponentials(F, G, verdicts, facts)
+    return Exponentials(G, verdicts, facts)
 
 
 def exponential_form(name: str, blocks, axes: tuple, decide) -> ExponentialForm:

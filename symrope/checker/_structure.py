@@ -12,12 +12,7 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-__all__ = ["content_vector", "jacobian", "block_partition", "Blocks"]
-
-
-def content_vector(stem: str, dim: int) -> sp.ImmutableMatrix:
-    """A column of real symbols ``stem0 ... stem{dim-1}``."""
-    return sp.ImmutableMatrix(sp.symbols(f"{stem}0:{dim}", real=True))
+__all__ = ["jacobian", "block_partition", "Blocks"]
 
 
 def jacobian(vector, x) -> sp.ImmutableMatrix:
