@@ -158,6 +158,9 @@ class _Run:
         self.x, self.y = _internal_vector("x", dim), _internal_vector("y", dim)
         self.p, self.s, self.t, self.u = (_internal_position(n, encoding.position_dims)
                                           for n in ("p", "s", "t", "u"))
+        # every position symbol of every claim (probed across scales when a claim is open)
+        self.positions = [a for position in (self.p, self.s, self.t, self.u)
+                          for a in _axes(position)]
         self.shifted = False  # translation stated as score(s, t) = score(s + u, t + u)
         self.F = self.G = self.blocks = None
         self._exponentials = None  # F = e^{p.A}, G = e^{p.B} and A^T = -B, once decided
@@ -169,8 +172,7 @@ class _Run:
         return read_floats_exactly(self.encoding.encode(role, x, position))[0]
 
     def _verify(self, lhs, rhs, expand: bool = False):
-        positions = [a for name in ("p", "s", "t", "u") for a in _axes(getattr(self, name))]
-        return decide(lhs, rhs, self.clock, expand, positions)
+        return decide(lhs, rhs, self.clock, expand, self.positions)
 
     def _plus_u(self, position):
         return _pack(tuple(a + b for a, b in zip(_axes(position), _axes(self.u))), position)
@@ -297,10 +299,9 @@ class _Run:
         if self._exponentials is None:
             budget = max(self.clock.left() * STRUCTURE_SHARE, 1.0)
             clock = Clock(budget)
-            positions = [a for name in ("p", "s", "t", "u") for a in _axes(getattr(self, name))]
 
             def decide_within(lhs, rhs, expand):
-                return decide(lhs, rhs, clock, expand, positions)
+                return decide(lhs, rhs, clock, expand, self.positions)
 
             try:
                 with deadline(budget):
