@@ -162,6 +162,20 @@ def test_a_claim_with_thresholds_is_probed_once():
     assert probe.call_count == 0
 
 
+def test_a_caller_that_reads_only_proved_can_skip_the_probe_after_undecided():
+    # Li2(z) + Li2(1 - z) = pi^2/6 - log(z) log(1 - z) at z = exp(-p^2): true, but the engine
+    # leaves it undecided; the exponential recognition reads only .proved, so probing it across
+    # scales until the budget runs out would only spend the time.
+    p = sp.Symbol("p", real=True)
+    z = sp.exp(-p ** 2)
+    lhs = sp.polylog(2, z) + sp.polylog(2, 1 - z)
+    rhs = sp.pi ** 2 / 6 + p ** 2 * sp.log(1 - z)
+    with mock.patch.object(_claims, "probe_across_scales",
+                           wraps=_claims.probe_across_scales) as probe:
+        verdict = decide(lhs, rhs, Clock(3), positions=[p], probe_undecided=False)
+    assert verdict.undecided and probe.call_count == 0
+
+
 def test_budget_is_shared_between_the_assumptions():
     clock = Clock(40)
     clock.share(4)

@@ -300,8 +300,10 @@ class _Run:
             budget = max(self.clock.left() * STRUCTURE_SHARE, 1.0)
             clock = Clock(budget)
 
+            # recognise reads only .proved: a threshold claim is still probed first (a quick
+            # refutation ends the recognition early), an undecided one is not probed after
             def decide_within(lhs, rhs, expand):
-                return decide(lhs, rhs, clock, expand, self.positions)
+                return decide(lhs, rhs, clock, expand, self.positions, probe_undecided=False)
 
             try:
                 with deadline(budget):

@@ -56,12 +56,14 @@ class Clock:
         return max(total, _MIN_STEP_BUDGET)
 
 
-def decide(lhs, rhs, clock: Clock, expand: bool = False, positions=()) -> Verdict:
+def decide(lhs, rhs, clock: Clock, expand: bool = False, positions=(),
+           probe_undecided: bool = True) -> Verdict:
     """``symrope.verify(lhs, rhs)`` within the check's budget (see the module docstring).
 
     With ``positions`` (the claim's position symbols), a claim whose expressions switch at a
     threshold is first probed at positions across scales (:func:`probe_across_scales`), and so
-    is any other claim the engine leaves undecided (never the same claim twice); an undecided
+    is any other claim the engine leaves undecided (never the same claim twice) unless
+    ``probe_undecided`` is false (for a caller that reads only ``.proved``); an undecided
     verdict says how many points could be evaluated at all (the engine counts them).
     """
     # Not for trigonometric claims: expanding there splits the engine's constant templates.
@@ -81,7 +83,7 @@ def decide(lhs, rhs, clock: Clock, expand: bool = False, positions=()) -> Verdic
         return Verdict(UNDECIDED, lhs, rhs, reason=f"a block is too large to decide: {error}")
     if verdict.undecided and _has_sinc(lhs, rhs):
         verdict = _verify_through_sinc(lhs, rhs, verdict, clock) or verdict
-    if verdict.undecided and positions and not probed:
+    if verdict.undecided and positions and probe_undecided and not probed:
         found = _bounded_probe(lhs, rhs, positions, clock)
         if found is not None:
             return found
