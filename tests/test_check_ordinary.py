@@ -14,7 +14,7 @@ from symrope.checker import _claims
 from symrope.checker._claims import Clock, decide, probe_across_scales
 from symrope.checker._continuity import find_discontinuity
 from symrope.checker._exponential import NotExponential, exponential_form
-from symrope.linalg import quaternion_multiplication
+from symrope.linalg import quaternion_multiplication, rotation
 
 K = sp.Matrix([[0, -3, 2], [3, 0, -1], [-2, 1, 0]])  # so(3), |w| = sqrt(14)
 
@@ -26,8 +26,40 @@ def rodrigues(p):
     return sp.eye(3) + sp.sin(theta) / theta * omega + (1 - sp.cos(theta)) / theta ** 2 * omega ** 2
 
 
-def rotation(angle):
-    return sp.Matrix([[sp.cos(angle), -sp.sin(angle)], [sp.sin(angle), sp.cos(angle)]])
+def _replayed_translation(report, F, G, dims: int = 1) -> dict:
+    """The translation counterexample replayed through F and G themselves, at 30 digits.
+
+    The score of basis vectors is ``F(s)[:, i] . G(t)[:, j]``; it is evaluated at (s, t) and at
+    the point the claim compares it with ((0, t - s), or (s + u, t + u) in the shifted form), and
+    the two must differ by more than 1e-6, each agreeing with the report's exact value.
+    """
+    found = report.assumptions["translation_invariance"].counterexample
+    i, j = int(found["x"][2:]), int(found["y"][2:])
+    axes = sp.symbols(f"a0:{dims}", real=True)
+    F_at, G_at = (M(axes if dims > 1 else axes[0]) for M in (F, G))
+
+    def position(key):
+        value = sp.sympify(found[key])
+        return tuple(value) if dims > 1 else (value,)
+
+    def score(s, t):
+        f = F_at.xreplace(dict(zip(axes, s)))
+        g = G_at.xreplace(dict(zip(axes, t)))
+        return sp.N((f[:, i].T * g[:, j])[0, 0], 30)
+
+    s, t = position("s"), position("t")
+    here = score(s, t)
+    if "u" in found:
+        u = position("u")
+        there = score(tuple(a + b for a, b in zip(s, u)), tuple(a + b for a, b in zip(t, u)))
+        reported = found["score_at_s_plus_u_t_plus_u"]
+    else:
+        there = score((0,) * dims, tuple(b - a for a, b in zip(s, t)))
+        reported = found["score_at_0_t_minus_s"]
+    assert abs(here - there) > sp.Float("1e-6")
+    assert abs(here - sp.N(sp.sympify(found["score_at_s_t"]), 30)) < sp.Float("1e-20")
+    assert abs(there - sp.N(sp.sympify(reported), 30)) < sp.Float("1e-20")
+    return found
 
 
 def test_rodrigues_form_is_proved_relative_through_its_removable_singularity():
@@ -78,6 +110,13 @@ def test_matrix_exp_liere_2d_is_refuted_without_evaluating_at_zero():
     translation = report.assumptions["translation_invariance"]
     assert translation.verdict == "refuted"
     assert report.assumptions["continuity"].verdict != "refuted"
+    # R(0, 0) is 0/0 as written: the claim is the shifted form score(s, t) = score(s + u, t + u),
+    # and no position it was refuted at is the origin
+    found = _replayed_translation(report, R, R, dims=2)
+    assert "u" in found
+    s, t, u = (tuple(sp.sympify(found[k])) for k in ("s", "t", "u"))
+    shifted = [tuple(a + b for a, b in zip(v, u)) for v in (s, t)]
+    assert all(v != (0, 0) for v in (s, t, *shifted))
 
 
 def dynamic_ntk(d=4, base=10000, context=2048):
@@ -231,6 +270,7 @@ def test_two_axes_with_commuting_generators_are_proved_and_without_are_refuted()
     report = check(Encoding.from_matrices("anticommuting_2d", apart, apart, position_dims=2),
                    budget=30)
     assert report.assumptions["translation_invariance"].verdict == "refuted"
+    _replayed_translation(report, apart, apart, dims=2)
     assert report.assumptions["identity_at_zero"].verdict == "proved"
 
 
@@ -242,7 +282,16 @@ def test_exponentials_with_generators_that_do_not_cancel_are_refuted():
     G = lambda p: (2 * p * A).exp()  # noqa: E731
     report = check(Encoding.from_matrices("unequal_rates", F, G), budget=30)
     assert report.assumptions["translation_invariance"].verdict == "refuted"
-    assert report.assumptions["identity_at_zero"].verdict == "refuted"
+    _replayed_translation(report, F, G)
+    identity = report.assumptions["identity_at_zero"]
+    assert identity.verdict == "refuted"
+    # F(p)^T G(p) = e^{-pA} e^{2pA} = e^{pA} != I: the score of e_i, e_j at (p, p) is not x^T y
+    found = identity.counterexample
+    p = sp.sympify(found["p"])
+    i, j = int(found["x"][2:]), int(found["y"][2:])
+    score = sp.N((F(p)[:, i].T * G(p)[:, j])[0, 0], 30)
+    assert abs(score - int(i == j)) > sp.Float("1e-6")
+    assert abs(score - sp.N(sp.sympify(found["score"]), 30)) < sp.Float("1e-20")
 
 
 def test_an_odd_function_of_abs_p_is_not_rewritten_to_p():
@@ -251,6 +300,7 @@ def test_an_odd_function_of_abs_p_is_not_rewritten_to_p():
     absolute = lambda p: rotation(sp.Abs(p))  # noqa: E731
     report = check(Encoding.from_matrices("abs_rotation", absolute, absolute), budget=30)
     assert report.assumptions["translation_invariance"].verdict == "refuted"
+    _replayed_translation(report, absolute, absolute)
     assert report.assumptions["identity_at_zero"].verdict == "proved"
 
 
