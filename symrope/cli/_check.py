@@ -8,8 +8,8 @@ import sys
 import time
 from pathlib import Path
 
-from symrope.cli._common import (EXIT_PROVED, EXIT_REFUTED, EXIT_UNDECIDED,
-                               ArgumentParser, dump_json)
+from symrope._cliutil import EXIT_PROVED, EXIT_REFUTED, EXIT_UNDECIDED
+from symrope.cli._common import ArgumentParser, dump_json
 from symrope.errors import UsageError
 
 _SHORT = {"proved": "P", "refuted": "R", "undecided": "?"}

@@ -12,12 +12,9 @@ import math
 import sys
 from typing import Any
 
-from symrope._cliutil import (EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_PROVED, EXIT_REFUTED,
-                              EXIT_UNDECIDED, exit_code)
 from symrope.errors import UsageError
 
-__all__ = ["ArgumentParser", "dump_json", "exit_code", "EXIT_PROVED", "EXIT_REFUTED",
-           "EXIT_BAD_INPUT", "EXIT_UNDECIDED", "EXIT_INTERNAL"]
+__all__ = ["ArgumentParser", "dump_json"]
 
 
 class ArgumentParser(argparse.ArgumentParser):

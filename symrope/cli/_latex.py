@@ -6,7 +6,8 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from symrope.cli._common import ArgumentParser, exit_code
+from symrope._cliutil import exit_code
+from symrope.cli._common import ArgumentParser
 from symrope.cli._theorems import build_theorem, theorem_tasks
 from symrope.errors import UsageError
 

@@ -10,7 +10,8 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
-from symrope.cli._common import ArgumentParser, dump_json, exit_code
+from symrope._cliutil import exit_code
+from symrope.cli._common import ArgumentParser, dump_json
 from symrope.cli._theorems import build_theorem, parameters_text, theorem_tasks
 from symrope.errors import UsageError
 
