@@ -11,20 +11,19 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
 from symrope._cliutil import exit_code
-from symrope.cli._common import ArgumentParser, dump_json
-from symrope.cli._theorems import build_theorem, parameters_text, theorem_tasks
+from symrope.cli._common import ArgumentParser, add_budget, check_budget, dump_json
+from symrope.cli._theorems import (add_names, add_param, build_theorem, parameters_text,
+                                   theorem_tasks)
 from symrope.errors import UsageError
 
 
 def prove_main(argv: list[str]) -> int:
     """Run ``symrope prove``; returns the exit code of the verdicts (bad input: UsageError)."""
     parser = ArgumentParser(prog="symrope prove", description="Prove built-in theorems.")
-    parser.add_argument("names", nargs="*", metavar="NAME", help="theorems (default: all)")
+    add_names(parser, "theorems (default: all)")
     parser.add_argument("--json", action="store_true", help="print one JSON document")
-    parser.add_argument("--budget", type=float, default=60.0,
-                        help="seconds allowed for each theorem (default 60)")
-    parser.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
-                        help="override a parameter of the named theorems, e.g. --param d=4096")
+    add_budget(parser, "seconds allowed for each theorem (default 60)")
+    add_param(parser, example="d=4096")
     parser.add_argument("--kernel", choices=["coq"], default=None,
                         help="also re-check every exportable checked step with Coq's kernel "
                              "(needs coqc; proves in this process)")
@@ -32,8 +31,7 @@ def prove_main(argv: list[str]) -> int:
                         help="theorems proved side by side in N processes (default: the CPUs "
                              "this process may use); -j 1 proves in this process")
     args = parser.parse_args(argv)
-    if args.budget <= 0:
-        raise UsageError(f"--budget must be positive, got {args.budget}")
+    check_budget(args.budget)
     jobs = default_jobs() if args.jobs is None else args.jobs
     if jobs < 1:
         raise UsageError(f"-j must be at least 1, got {args.jobs}")
