@@ -48,6 +48,18 @@ def test_the_command_line_package_is_light_and_every_command_resolves():
         assert callable(getattr(importlib.import_module(module), function)), name
 
 
+def test_import_symrope_latex_does_not_import_the_checker():
+    # the encoding-check document (and with it the checker, numpy and the zoo) loads on first use
+    probe = ("import sys, symrope.latex; "
+             "print(sorted({'symrope.checker', 'numpy'} & set(sys.modules)))")
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                            timeout=60)
+    assert result.stdout.strip() == "[]", result.stderr
+    from symrope.latex import check_report_document
+
+    assert check_report_document.__module__ == "symrope.latex._check"
+
+
 def test_latex_of_engine_objects_goes_through_the_latex_layer():
     import sympy as sp
 

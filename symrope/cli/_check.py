@@ -8,8 +8,8 @@ import sys
 import time
 from pathlib import Path
 
-from symrope.cli._common import (EXIT_PROVED, EXIT_REFUTED, EXIT_UNDECIDED,
-                               ArgumentParser, dump_json)
+from symrope._cliutil import EXIT_PROVED, EXIT_REFUTED, EXIT_UNDECIDED
+from symrope.cli._common import ArgumentParser, add_budget, check_budget, dump_json
 from symrope.errors import UsageError
 
 _SHORT = {"proved": "P", "refuted": "R", "undecided": "?"}
@@ -24,8 +24,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("target", nargs="?", metavar="TARGET",
                         help="a zoo name, path/to/file.py:NAME or module:NAME")
     parser.add_argument("--json", action="store_true", help="print one JSON document")
-    parser.add_argument("--budget", type=float, default=60.0,
-                        help="seconds for the whole check (default 60)")
+    add_budget(parser, "seconds for the whole check (default 60)")
     parser.add_argument("--latex", metavar="FILE", help="also write the report as a LaTeX document")
     parser.add_argument("--list", action="store_true", help="list the zoo of built-in encodings")
     parser.add_argument("--zoo", action="store_true",
@@ -42,8 +41,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--position-dims", type=int, default=1, metavar="N",
                         help="position coordinates for --impl module:function (default 1)")
     args = parser.parse_args(argv)
-    if args.budget <= 0:
-        raise UsageError(f"--budget must be positive, got {args.budget}")
+    check_budget(args.budget)
     if args.list:
         return _list()
     if args.zoo:

@@ -12,12 +12,9 @@ import math
 import sys
 from typing import Any
 
-from symrope._cliutil import (EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_PROVED, EXIT_REFUTED,
-                              EXIT_UNDECIDED, exit_code)
 from symrope.errors import UsageError
 
-__all__ = ["ArgumentParser", "dump_json", "exit_code", "EXIT_PROVED", "EXIT_REFUTED",
-           "EXIT_BAD_INPUT", "EXIT_UNDECIDED", "EXIT_INTERNAL"]
+__all__ = ["ArgumentParser", "add_budget", "check_budget", "dump_json"]
 
 
 class ArgumentParser(argparse.ArgumentParser):
@@ -25,6 +22,17 @@ class ArgumentParser(argparse.ArgumentParser):
 
     def error(self, message: str):  # noqa: D401 - argparse API
         raise UsageError(message)
+
+
+def add_budget(parser: argparse.ArgumentParser, help_text: str) -> None:
+    """``--budget SECONDS`` (default 60); :func:`check_budget` rejects a value <= 0 after parsing."""
+    parser.add_argument("--budget", type=float, default=60.0, help=help_text)
+
+
+def check_budget(budget: float) -> None:
+    """A budget of no time is bad input (exit 2), not an undecided verdict."""
+    if budget <= 0:
+        raise UsageError(f"--budget must be positive, got {budget}")
 
 
 def dump_json(document: Any) -> None:

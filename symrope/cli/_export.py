@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from symrope.cli._common import ArgumentParser
-from symrope.cli._theorems import build_theorem, theorem_tasks
+from symrope.cli._theorems import add_names, add_param, build_theorem, theorem_tasks
 from symrope.errors import UsageError
 
 __all__ = ["export_main"]
@@ -19,10 +19,9 @@ def export_main(argv: list[str]) -> int:
                             description="Export built-in theorems' checked steps as Coq lemmas "
                                         "with proof scripts (one .v file per theorem).")
     parser.add_argument("system", choices=["coq"], help="the proof assistant (coq)")
-    parser.add_argument("names", nargs="*", metavar="NAME", help="theorems (default: all)")
+    add_names(parser, "theorems (default: all)")
     parser.add_argument("--out", required=True, metavar="DIR", help="directory for the .v files")
-    parser.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
-                        help="override a parameter of the named theorems, e.g. --param d=8")
+    add_param(parser, example="d=8")
     # intermixed: "export coq --out DIR NAME" works too (plain parse_args stops at the option)
     args = parser.parse_intermixed_args(argv)
     out = Path(args.out)

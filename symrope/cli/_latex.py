@@ -6,8 +6,9 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from symrope.cli._common import ArgumentParser, exit_code
-from symrope.cli._theorems import build_theorem, theorem_tasks
+from symrope._cliutil import exit_code
+from symrope.cli._common import ArgumentParser, add_budget, check_budget
+from symrope.cli._theorems import add_names, add_param, build_theorem, theorem_tasks
 from symrope.errors import UsageError
 
 COMBINED_NAME = "symrope-derivations"
@@ -25,26 +26,22 @@ def _parser() -> ArgumentParser:
         description="Write standalone LaTeX derivations of built-in theorems: statement, "
                     "hypotheses, each step with its justification and a margin mark "
                     "(machine-checked, definition or cited), and a closing summary.")
-    parser.add_argument("names", nargs="*", metavar="NAME",
-                        help="theorems to render (default: all; see 'symrope list')")
+    add_names(parser, "theorems to render (default: all; see 'symrope list')")
     parser.add_argument("--out", default=".", metavar="DIR",
                         help="directory for the .tex (and .pdf) files (default: .)")
     parser.add_argument("--all", action="store_true",
                         help=f"also write one combined document, {COMBINED_NAME}.tex")
     parser.add_argument("--pdf", action="store_true",
                         help="compile each document with pdflatex and report the PDF paths")
-    parser.add_argument("--budget", type=float, default=60.0,
-                        help="seconds allowed for proving each theorem (default 60)")
-    parser.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
-                        help="override a parameter of the named theorems, e.g. --param d=128")
+    add_budget(parser, "seconds allowed for proving each theorem (default 60)")
+    add_param(parser, example="d=128")
     return parser
 
 
 def main(argv: list[str]) -> int:
     """Entry point of ``symrope latex``; returns 0 when every theorem was proved."""
     args = _parser().parse_args(argv)
-    if args.budget <= 0:
-        raise UsageError(f"--budget must be positive, got {args.budget}")
+    check_budget(args.budget)
     from symrope.latex import combined_document, compile_pdf, theorem_document
 
     tasks = theorem_tasks(args.names, args.param)

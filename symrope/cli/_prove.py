@@ -10,20 +10,20 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
-from symrope.cli._common import ArgumentParser, dump_json, exit_code
-from symrope.cli._theorems import build_theorem, parameters_text, theorem_tasks
+from symrope._cliutil import exit_code
+from symrope.cli._common import ArgumentParser, add_budget, check_budget, dump_json
+from symrope.cli._theorems import (add_names, add_param, build_theorem, parameters_text,
+                                   theorem_tasks)
 from symrope.errors import UsageError
 
 
 def prove_main(argv: list[str]) -> int:
     """Run ``symrope prove``; returns the exit code of the verdicts (bad input: UsageError)."""
     parser = ArgumentParser(prog="symrope prove", description="Prove built-in theorems.")
-    parser.add_argument("names", nargs="*", metavar="NAME", help="theorems (default: all)")
+    add_names(parser, "theorems (default: all)")
     parser.add_argument("--json", action="store_true", help="print one JSON document")
-    parser.add_argument("--budget", type=float, default=60.0,
-                        help="seconds allowed for each theorem (default 60)")
-    parser.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
-                        help="override a parameter of the named theorems, e.g. --param d=4096")
+    add_budget(parser, "seconds allowed for each theorem (default 60)")
+    add_param(parser, example="d=4096")
     parser.add_argument("--kernel", choices=["coq"], default=None,
                         help="also re-check every exportable checked step with Coq's kernel "
                              "(needs coqc; proves in this process)")
@@ -31,8 +31,7 @@ def prove_main(argv: list[str]) -> int:
                         help="theorems proved side by side in N processes (default: the CPUs "
                              "this process may use); -j 1 proves in this process")
     args = parser.parse_args(argv)
-    if args.budget <= 0:
-        raise UsageError(f"--budget must be positive, got {args.budget}")
+    check_budget(args.budget)
     jobs = default_jobs() if args.jobs is None else args.jobs
     if jobs < 1:
         raise UsageError(f"-j must be at least 1, got {args.jobs}")
@@ -40,26 +39,21 @@ def prove_main(argv: list[str]) -> int:
         from symrope.kernel import find_coqc
 
         find_coqc()  # before any proving: a missing coqc is one line and exit code 2
-    chosen = theorem_tasks(args.names, args.param)
-    builders = [builder for builder, _ in chosen]
-    tasks = [(builder.name, params) for builder, params in chosen]
-    width = max(len(b.name) for b in builders)
+    tasks = [(builder.name, params) for builder, params in theorem_tasks(args.names, args.param)]
+    width = max(len(name) for name, _ in tasks)
     if args.kernel:  # the Coq export needs the theorems themselves: one process
         reports = [_prove(name, params, args.budget) for name, params in tasks]
-        return _finish_with_kernel(reports, args, width)
+        return _finish_with_kernel(reports, args.json, width)
+    jobs = min(jobs, len(tasks))
     outcomes, started = [], time.monotonic()
     for outcome in _outcomes(tasks, args.budget, args.json, jobs):
         outcomes.append(outcome)
         if not args.json:
             _print_row(outcome, width=width, first=len(outcomes) == 1)
     if args.json:
-        dump_json({"theorems": [o.document for o in outcomes]})
-        return exit_code(o.verdict for o in outcomes)
-    _print_total(outcomes, wall=time.monotonic() - started, jobs=min(jobs, len(tasks)))
-    for outcome in outcomes:
-        if not outcome.proved:
-            print(outcome.explanation, file=sys.stderr)
-    return exit_code(o.verdict for o in outcomes)
+        return _finish(outcomes, [o.document for o in outcomes])
+    _print_total(outcomes, wall=time.monotonic() - started, jobs=jobs)
+    return _finish(outcomes)
 
 
 def default_jobs() -> int:
@@ -77,16 +71,19 @@ class _Outcome:
     """What the command prints of one proof: small, so a worker process sends it back cheaply."""
     name: str
     verdict: str
-    proved: bool
     checked_steps: int
     cited_lemmas: int
     seconds: float
     explanation: str
     document: dict | None  # report.to_dict(), for --json
 
+    @property
+    def proved(self) -> bool:
+        return self.verdict == "proved"  # as report.proved (no engine import for --help)
+
     @classmethod
     def of(cls, report, as_json: bool) -> "_Outcome":
-        return cls(report.theorem.name, report.verdict, report.proved, report.checked_steps,
+        return cls(report.theorem.name, report.verdict, report.checked_steps,
                    report.cited_lemmas, report.seconds, report.explain(),
                    report.to_dict() if as_json else None)
 
@@ -107,8 +104,8 @@ def _prove_outcome(name: str, params: dict, budget: float, as_json: bool) -> _Ou
 
 
 def _outcomes(tasks: list, budget: float, as_json: bool, jobs: int):
-    """Each theorem's outcome in the order of ``tasks``, as soon as it and those before it are done."""
-    jobs = min(jobs, len(tasks))
+    """Each theorem's outcome in the order of ``tasks``, as soon as it and those before it are
+    done; ``jobs`` (at most one per task) processes prove them side by side."""
     # Workers are forked: they start with SymPy and the theorem library (and any theorem
     # registered at run time) already imported. Forking a process that runs other threads can
     # deadlock a child on a lock some thread held, so such a caller proves here, one at a time.
@@ -135,13 +132,25 @@ def _print_total(outcomes, wall: float | None = None, jobs: int = 1) -> None:
     print(f"\n{proved}/{len(outcomes)} theorems proved in {total:.2f} s{waited}")
 
 
-def _finish_with_kernel(reports, args, width: int) -> int:
+def _finish(outcomes: list, documents: list[dict] | None = None) -> int:
+    """How ``symrope prove`` ends: with ``documents``, printed as one JSON document; without, why
+    each theorem not proved is not (on stderr). Returns the exit code of the verdicts of
+    ``outcomes`` (reports serve as well when ``documents`` are given)."""
+    if documents is not None:
+        dump_json({"theorems": documents})
+    else:
+        for outcome in outcomes:
+            if not outcome.proved:
+                print(outcome.explanation, file=sys.stderr)
+    return exit_code(o.verdict for o in outcomes)
+
+
+def _finish_with_kernel(reports, as_json: bool, width: int) -> int:
     from symrope.kernel._summary import kernel_check
 
-    exports, kernel_seconds = kernel_check([r.theorem for r in reports])
-    if args.json:
-        dump_json({"theorems": [_with_kernel(r, e) for r, e in zip(reports, exports)]})
-        return exit_code(r.verdict for r in reports)
+    exports, kernel_seconds = kernel_check([r.theorem for r in reports])  # one per report
+    if as_json:
+        return _finish(reports, [_with_kernel(r, e) for r, e in zip(reports, exports)])
     outcomes = [_Outcome.of(r, as_json=False) for r in reports]
     for number, (outcome, export) in enumerate(zip(outcomes, exports)):
         _print_row(outcome, width=width, first=number == 0, kernel=export)
@@ -150,18 +159,14 @@ def _finish_with_kernel(reports, args, width: int) -> int:
     steps = sum(len(e.steps) for e in exports)
     print(f"Coq kernel: {checked}/{steps} checked steps kernel-checked "
           f"(coqc {kernel_seconds:.1f} s)")
-    for outcome in outcomes:
-        if not outcome.proved:
-            print(outcome.explanation, file=sys.stderr)
-    return exit_code(r.verdict for r in reports)
+    return _finish(outcomes)
 
 
 def _with_kernel(report, export) -> dict:
-    document = report.to_dict()
-    if export is not None:
-        from symrope.kernel._summary import kernel_summary
+    from symrope.kernel._summary import kernel_summary
 
-        document["kernel"] = kernel_summary(export)
+    document = report.to_dict()
+    document["kernel"] = kernel_summary(export)
     return document
 
 

@@ -1,11 +1,27 @@
-"""What ``prove``, ``latex`` and ``export`` share: reading ``--param NAME=VALUE`` and choosing
-the built-in theorems with their parameters (one parser, one message for an unknown name)."""
+"""What ``prove``, ``latex`` and ``export`` share: the ``NAME ...`` and ``--param NAME=VALUE``
+arguments, reading ``--param`` and choosing the built-in theorems with their parameters (one
+parser, one message for an unknown name)."""
 
 from __future__ import annotations
 
+import argparse
+
 from symrope.errors import UsageError
 
-__all__ = ["parse_parameter", "theorem_tasks", "parameters_text", "build_theorem"]
+__all__ = ["add_names", "add_param", "parse_parameter", "theorem_tasks", "parameters_text",
+           "build_theorem"]
+
+
+def add_names(parser: argparse.ArgumentParser, help_text: str) -> None:
+    """The ``NAME ...`` positional: the theorems to work on (all of them when none is given)."""
+    parser.add_argument("names", nargs="*", metavar="NAME", help=help_text)
+
+
+def add_param(parser: argparse.ArgumentParser, example: str) -> None:
+    """``--param NAME=VALUE``, repeatable (read by :func:`theorem_tasks`); ``example`` is the
+    ``NAME=VALUE`` the help shows."""
+    parser.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
+                        help=f"override a parameter of the named theorems, e.g. --param {example}")
 
 
 def parse_parameter(text: str) -> tuple[str, object]:

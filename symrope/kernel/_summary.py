@@ -4,22 +4,18 @@ exports with Coq, summarise them as JSON, mark the checked steps on a report."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from pathlib import Path
 
 from symrope.engine import ProofReport, Theorem
-from symrope.kernel._export import TheoremExport
+from symrope.kernel._coqc import check_exports
+from symrope.kernel._export import TheoremExport, export_theorem
 
 __all__ = ["kernel_check", "kernel_summary", "mark_kernel_results"]
 
 
-def kernel_check(theorems: Iterable[Theorem], directory: str | Path | None = None
-                 ) -> tuple[list[TheoremExport], float]:
+def kernel_check(theorems: Iterable[Theorem]) -> tuple[list[TheoremExport], float]:
     """Export and check ``theorems`` with Coq; returns ``(exports, coqc seconds)``."""
-    from symrope.kernel._coqc import check_exports
-    from symrope.kernel._export import export_theorem
-
     exports = [export_theorem(t) for t in theorems]
-    return exports, check_exports(exports, directory)
+    return exports, check_exports(exports)
 
 
 def kernel_summary(export: TheoremExport) -> dict:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from symrope.engine import ProofReport, Theorem, Verdict
 from symrope.latex._escape import escape_math_text
 from symrope.latex._printer import SafeLatexPrinter
 from symrope.latex._render import report_latex, theorem_latex, verdict_latex
@@ -16,7 +17,7 @@ from symrope.latex._render import report_latex, theorem_latex, verdict_latex
 __all__ = ["DerivationPrinter", "latex", "Typeset"]
 
 # A derivation is long by nature: these are never cut down to a one-line summary.
-_DERIVATIONS = frozenset({"Verdict", "Theorem", "ProofReport"})
+_DERIVATIONS = (Verdict, Theorem, ProofReport)
 
 
 class DerivationPrinter(SafeLatexPrinter):
@@ -32,7 +33,7 @@ class DerivationPrinter(SafeLatexPrinter):
         return report_latex(report)
 
     def doprint(self, expr: object) -> str:
-        if any(cls.__name__ in _DERIVATIONS for cls in type(expr).__mro__):
+        if isinstance(expr, _DERIVATIONS):
             return self._print(expr)
         return super().doprint(expr)
 

@@ -114,9 +114,10 @@ def quaternion_multiplication(q: Sequence[ExactScalar], side: str = "left") -> s
     ...     == quaternion_multiplication([0, 0, 0, 1])           # i j = k
     True
     """
-    w, a, b, c = (sp.sympify(v) for v in q)
+    w, a, b, c = q  # exactly four coordinates (Quaternion would read a fifth as real_field)
+    quaternion = sp.Quaternion(w, a, b, c)
     if side == "left":
-        return sp.Matrix([[w, -a, -b, -c], [a, w, -c, b], [b, c, w, -a], [c, -b, a, w]])
+        return quaternion.product_matrix_left
     if side == "right":
-        return sp.Matrix([[w, -a, -b, -c], [a, w, c, -b], [b, -c, w, a], [c, b, -a, w]])
+        return quaternion.product_matrix_right
     raise ValueError(f"side must be 'left' or 'right', got {side!r}")

@@ -248,7 +248,7 @@ class _Float32Context(_FloatContext):
         if isinstance(base, np.float32):
             # torch's pow(Tensor, Scalar) does not round the exponent to float32 (numpy would)
             return np.float32(float(base) ** float(exponent))
-        return base ** exponent
+        return super().scalar_power(base, exponent)
 
     def runtime_tensor(self, value) -> np.float32:
         # a 0-d float32 tensor: the arithmetic that follows rounds to float32
@@ -261,8 +261,6 @@ class _Float32Context(_FloatContext):
 
 class _ObjectContext(ScheduleContext):
     """Scalars of some exact or multiprecision number type, vectors as numpy object arrays."""
-
-    name = "object"
 
     # the number type's own functions, applied to scalars and, entry by entry, to vectors
     @abstractmethod
