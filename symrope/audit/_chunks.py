@@ -91,15 +91,11 @@ class Chunk:
     """One chunk's table and elementwise measurements, shape (positions, pairs)."""
 
     positions: np.ndarray
-    table: np.ndarray          # cos + i sin, float64 parts
     error: np.ndarray          # max(|cos - a cos_exact|, |sin - a sin_exact|)
     finite: np.ndarray | None  # None when every entry is finite
-    cos: np.ndarray            # the table in float64 (non-finite entries zeroed)
-    sin: np.ndarray
-    exact_cos: np.ndarray      # the reference (without the attention factor)
-    exact_sin: np.ndarray
     amplitude: np.ndarray      # |sqrt(cos**2 + sin**2) - the exact amplitude|
-    with_history: np.ndarray   # ``table`` with free rows above it for the kept history
+    with_history: np.ndarray   # the table cos + i sin (float64 parts, non-finite entries
+                               # zeroed) in its last rows, free rows above for the kept history
     wrapped: np.ndarray        # the phase error in (-pi, pi] (0 at non-finite entries)
 
 

@@ -231,13 +231,13 @@ class _Run:
             # own thread now, so the worker can carry it again)
             phase_error(cos[rows], sin[rows], exact_cos[rows], exact_sin[rows], scratch=block_spare,
                         out=wrapped[rows], dot=dot[:rows.stop - rows.start])
-        self.buffers.give(spare, dot)
+        # the widened table and the reference are read only above: back to the pool now
+        self.buffers.give(spare, dot, cos, sin, exact_cos, exact_sin)
         if finite is not None:
             error[~finite] = np.inf
             other[~finite] = np.inf
             wrapped[~finite] = 0.0
-        return Chunk(positions, table, error, finite, cos, sin, exact_cos, exact_sin, other,
-                     with_history, wrapped)
+        return Chunk(positions, error, finite, other, with_history, wrapped)
 
     def _consume(self, pending, keep_pos, keep_table, bar):
         chunk = pending.result()
@@ -252,8 +252,7 @@ class _Run:
         if self.options.on_progress is not None:
             self.options.on_progress(int(positions.size))
         keep_pos, keep_table = known_pos[keep], known_table[keep]      # copies
-        self.buffers.give(chunk.cos, chunk.sin, chunk.exact_cos, chunk.exact_sin, chunk.error,
-                          chunk.amplitude, chunk.with_history)
+        self.buffers.give(chunk.error, chunk.amplitude, chunk.with_history)
         return keep_pos, keep_table
 
     def _widen_into(self, narrow: np.ndarray, wide: np.ndarray) -> np.ndarray:
