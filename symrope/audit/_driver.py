@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from symrope.audit._chunks import Buffers, Chunk, Done, PositionStream, complex_table, unwrap
+from symrope.audit._dtypes import widen
 from symrope.audit._metrics import (amplitude_error, phase_error, random_query_key_weights,
                                     rotary_scores)
 from symrope.audit._models import ImplModel, dtype_name
@@ -196,7 +197,10 @@ class _Run:
         cos_native, sin_native = self.table(positions)
         self.chunk_dtype = cos_native.dtype
         take, shape = self.buffers.take, cos_native.shape
-        cos, sin = self._widen_into(cos_native, take(shape)), self._widen_into(sin_native, take(shape))
+        narrow = min(cos_native.dtype.itemsize, sin_native.dtype.itemsize) < 4   # bf16 or fp16
+        middle = take(shape, np.float32) if narrow else None
+        cos, sin = widen(cos_native, take(shape), middle), widen(sin_native, take(shape), middle)
+        self.buffers.give(middle)
         amplitude = self.schedule.amplitude
         finite = None
         if not (np.isfinite(cos).all() and np.isfinite(sin).all()):
@@ -254,25 +258,6 @@ class _Run:
         keep_pos, keep_table = known_pos[keep], known_table[keep]      # copies
         self.buffers.give(chunk.error, chunk.amplitude, chunk.with_history)
         return keep_pos, keep_table
-
-    def _widen_into(self, narrow: np.ndarray, wide: np.ndarray) -> np.ndarray:
-        """``narrow`` converted exactly into the float64 buffer ``wide`` (bf16 through float32:
-        bf16 -> float64 directly is slow in ml_dtypes; through float32 it is exact and fast)."""
-        if narrow.dtype.itemsize >= 4:
-            np.copyto(wide, narrow, casting="unsafe")
-            return wide
-        middle = self.buffers.take(narrow.shape, np.float32)
-        np.copyto(middle, narrow, casting="unsafe")
-        np.copyto(wide, middle)
-        self.buffers.give(middle)
-        return wide
-
-    @staticmethod
-    def _wide(cos, sin):
-        # bf16 -> float64 directly is slow in ml_dtypes; through float32 it is exact and fast.
-        if cos.dtype.itemsize < 4:
-            cos, sin = cos.astype(np.float32), sin.astype(np.float32)
-        return cos.astype(np.float64), sin.astype(np.float64)
 
     def _segments(self, positions: np.ndarray):
         """(band index, start, stop) of the runs of ``positions`` inside each band."""
@@ -371,7 +356,7 @@ class _Run:
         rows = np.empty((wanted.size, self.pairs), dtype=np.complex128)
         rows[found] = known_table[index[found]]
         if not found.all():
-            rows[~found] = complex_table(*self._wide(*self.table(wanted[~found])))
+            rows[~found] = complex_table(*(widen(part) for part in self.table(wanted[~found])))
         return rows
 
     def _scores(self, positions, known_pos, known_table):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import ml_dtypes
 import numpy as np
 
+from symrope.audit._dtypes import widen
 from symrope.audit._models import numpy_dtype
 
 
@@ -107,7 +108,7 @@ def ulps_between(computed: np.ndarray, exact: np.ndarray, computed_wide: np.ndar
     if computed.dtype.name != "bfloat16":
         return np.abs(ordinal(computed) - ordinal(round_to(exact, computed.dtype)))
     if computed_wide is None:
-        computed_wide = computed.astype(np.float32).astype(np.float64)
+        computed_wide = widen(computed)
     # Both sides as float64 magnitudes in units of a bf16 ulp: consecutive bf16 numbers differ by 1.
     # The float64 exponent range is wider than bf16's: shift so that bf16's smallest normal
     # number sits next to zero, as in bf16's own encoding (smaller values do not occur here).
