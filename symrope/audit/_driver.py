@@ -19,7 +19,7 @@ from symrope.audit._dtypes import widen
 from symrope.audit._metrics import (amplitude_error, phase_error, random_query_key_weights,
                                     rotary_scores)
 from symrope.audit._models import ImplModel, dtype_name
-from symrope.audit._reference import BLOCK_ROWS, row_blocks
+from symrope.audit._reference import block_workspace, row_blocks
 from symrope.audit._user import check_finite
 from symrope.audit._results import (AuditOptions, AuditResult, BandSummary, ExactSchedule,
                                     Implementation, as_implementation, exact_schedule)
@@ -212,9 +212,8 @@ class _Run:
         # room above the table for the rows the fold keeps from earlier chunks (no concatenation)
         with_history = take((self.history + 1 + shape[0], shape[1]), np.complex128)
         table = with_history[self.history + 1:]
-        spare = take((min(BLOCK_ROWS, shape[0]), shape[1]))
-        dot = take(spare.shape)
         wrapped = take(shape)
+        work = block_workspace(self.pairs)   # this thread's block scratch
         # Elementwise work in blocks of rows that stay in cache (every entry is computed as it
         # would be for the whole chunk at once: the same numbers, fewer trips to memory).
         for rows in row_blocks(positions.size):
@@ -229,14 +228,14 @@ class _Run:
             np.maximum(block_error, block_other, out=block_error)
             table[rows].real, table[rows].imag = cos[rows], sin[rows]
             # the amplitude error, into ``other`` (free again): this balances the two threads
-            block_spare = spare[:rows.stop - rows.start]
+            block_spare = work("spare", rows)
             amplitude_error(cos[rows], sin[rows], amplitude, scratch=block_spare, out=block_other)
             # the wrapped phase error, here while the block is in cache (the reference has its
             # own thread now, so the worker can carry it again)
             phase_error(cos[rows], sin[rows], exact_cos[rows], exact_sin[rows], scratch=block_spare,
-                        out=wrapped[rows], dot=dot[:rows.stop - rows.start])
+                        out=wrapped[rows], dot=work("dot", rows))
         # the widened table and the reference are read only above: back to the pool now
-        self.buffers.give(spare, dot, cos, sin, exact_cos, exact_sin)
+        self.buffers.give(cos, sin, exact_cos, exact_sin)
         if finite is not None:
             error[~finite] = np.inf
             other[~finite] = np.inf
