@@ -196,9 +196,14 @@ def _row(result, positions, seconds) -> dict:
 
 
 def survey(names: Sequence[str], config: RopeConfig, max_position: int, tolerance: float = DEFAULT_TOLERANCE,
-           workers: int = 1, seed: int = 0, progress: bool = True) -> list[dict]:
-    """Rows of the survey (see the module docstring), in the order of ``names`` and DTYPES."""
-    positions = sample_positions(max_position, seed)
+           workers: int = 1, seed: int = 0, progress: bool = True, *,
+           positions: np.ndarray | None = None) -> list[dict]:
+    """Rows of the survey (see the module docstring), in the order of ``names`` and DTYPES.
+
+    ``positions``: ``sample_positions(max_position, seed)`` if the caller has drawn it already.
+    """
+    if positions is None:
+        positions = sample_positions(max_position, seed)
     order = {name: i for i, name in enumerate(names)}
     rows = []
     bars = _RowBars(names, int(positions.size), enabled=progress)
