@@ -109,14 +109,13 @@ class Done:
         return self.value
 
 
-def unwrap(delta: np.ndarray, previous: np.ndarray | None, steps: np.ndarray | None = None) -> np.ndarray:
+def unwrap(delta: np.ndarray, previous: np.ndarray | None, steps: np.ndarray) -> np.ndarray:
     """Undo 2*pi jumps along the positions (axis 0), continuing from the previous chunk's last row.
 
     Returns ``delta`` itself when nothing jumps (the usual case: subtracting zero turns would
-    give the same numbers), a new array otherwise. ``steps`` (same shape) saves an allocation.
+    give the same numbers), a new array otherwise. ``steps``: scratch of ``delta``'s shape.
     """
     head = delta[:1] if previous is None else previous   # previous is already unwrapped
-    steps = np.empty_like(delta) if steps is None else steps
     np.subtract(delta[:1], head, out=steps[:1])
     np.subtract(delta[1:], delta[:-1], out=steps[1:])
     if steps.size and max(steps.max(), -steps.min()) <= 3.0:
