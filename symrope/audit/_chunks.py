@@ -91,15 +91,11 @@ class Chunk:
     """One chunk's table and elementwise measurements, shape (positions, pairs)."""
 
     positions: np.ndarray
-    table: np.ndarray          # cos + i sin, float64 parts
     error: np.ndarray          # max(|cos - a cos_exact|, |sin - a sin_exact|)
     finite: np.ndarray | None  # None when every entry is finite
-    cos: np.ndarray            # the table in float64 (non-finite entries zeroed)
-    sin: np.ndarray
-    exact_cos: np.ndarray      # the reference (without the attention factor)
-    exact_sin: np.ndarray
     amplitude: np.ndarray      # |sqrt(cos**2 + sin**2) - the exact amplitude|
-    with_history: np.ndarray   # ``table`` with free rows above it for the kept history
+    with_history: np.ndarray   # the table cos + i sin (float64 parts, non-finite entries
+                               # zeroed) in its last rows, free rows above for the kept history
     wrapped: np.ndarray        # the phase error in (-pi, pi] (0 at non-finite entries)
 
 
@@ -113,14 +109,13 @@ class Done:
         return self.value
 
 
-def unwrap(delta: np.ndarray, previous: np.ndarray | None, steps: np.ndarray | None = None) -> np.ndarray:
+def unwrap(delta: np.ndarray, previous: np.ndarray | None, steps: np.ndarray) -> np.ndarray:
     """Undo 2*pi jumps along the positions (axis 0), continuing from the previous chunk's last row.
 
     Returns ``delta`` itself when nothing jumps (the usual case: subtracting zero turns would
-    give the same numbers), a new array otherwise. ``steps`` (same shape) saves an allocation.
+    give the same numbers), a new array otherwise. ``steps``: scratch of ``delta``'s shape.
     """
     head = delta[:1] if previous is None else previous   # previous is already unwrapped
-    steps = np.empty_like(delta) if steps is None else steps
     np.subtract(delta[:1], head, out=steps[:1])
     np.subtract(delta[1:], delta[:-1], out=steps[1:])
     if steps.size and max(steps.max(), -steps.min()) <= 3.0:

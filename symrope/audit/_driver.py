@@ -15,10 +15,11 @@ from typing import Any
 import numpy as np
 
 from symrope.audit._chunks import Buffers, Chunk, Done, PositionStream, complex_table, unwrap
+from symrope.audit._dtypes import widen
 from symrope.audit._metrics import (amplitude_error, phase_error, random_query_key_weights,
                                     rotary_scores)
 from symrope.audit._models import ImplModel, dtype_name
-from symrope.audit._reference import BLOCK_ROWS, row_blocks
+from symrope.audit._reference import block_workspace, row_blocks
 from symrope.audit._user import check_finite
 from symrope.audit._results import (AuditOptions, AuditResult, BandSummary, ExactSchedule,
                                     Implementation, as_implementation, exact_schedule)
@@ -196,7 +197,10 @@ class _Run:
         cos_native, sin_native = self.table(positions)
         self.chunk_dtype = cos_native.dtype
         take, shape = self.buffers.take, cos_native.shape
-        cos, sin = self._widen_into(cos_native, take(shape)), self._widen_into(sin_native, take(shape))
+        narrow = min(cos_native.dtype.itemsize, sin_native.dtype.itemsize) < 4   # bf16 or fp16
+        middle = take(shape, np.float32) if narrow else None
+        cos, sin = widen(cos_native, take(shape), middle), widen(sin_native, take(shape), middle)
+        self.buffers.give(middle)
         amplitude = self.schedule.amplitude
         finite = None
         if not (np.isfinite(cos).all() and np.isfinite(sin).all()):
@@ -208,9 +212,8 @@ class _Run:
         # room above the table for the rows the fold keeps from earlier chunks (no concatenation)
         with_history = take((self.history + 1 + shape[0], shape[1]), np.complex128)
         table = with_history[self.history + 1:]
-        spare = take((min(BLOCK_ROWS, shape[0]), shape[1]))
-        dot = take(spare.shape)
         wrapped = take(shape)
+        work = block_workspace(self.pairs)   # this thread's block scratch
         # Elementwise work in blocks of rows that stay in cache (every entry is computed as it
         # would be for the whole chunk at once: the same numbers, fewer trips to memory).
         for rows in row_blocks(positions.size):
@@ -225,19 +228,19 @@ class _Run:
             np.maximum(block_error, block_other, out=block_error)
             table[rows].real, table[rows].imag = cos[rows], sin[rows]
             # the amplitude error, into ``other`` (free again): this balances the two threads
-            block_spare = spare[:rows.stop - rows.start]
+            block_spare = work("spare", rows)
             amplitude_error(cos[rows], sin[rows], amplitude, scratch=block_spare, out=block_other)
             # the wrapped phase error, here while the block is in cache (the reference has its
             # own thread now, so the worker can carry it again)
             phase_error(cos[rows], sin[rows], exact_cos[rows], exact_sin[rows], scratch=block_spare,
-                        out=wrapped[rows], dot=dot[:rows.stop - rows.start])
-        self.buffers.give(spare, dot)
+                        out=wrapped[rows], dot=work("dot", rows))
+        # the widened table and the reference are read only above: back to the pool now
+        self.buffers.give(cos, sin, exact_cos, exact_sin)
         if finite is not None:
             error[~finite] = np.inf
             other[~finite] = np.inf
             wrapped[~finite] = 0.0
-        return Chunk(positions, table, error, finite, cos, sin, exact_cos, exact_sin, other,
-                     with_history, wrapped)
+        return Chunk(positions, error, finite, other, with_history, wrapped)
 
     def _consume(self, pending, keep_pos, keep_table, bar):
         chunk = pending.result()
@@ -252,28 +255,8 @@ class _Run:
         if self.options.on_progress is not None:
             self.options.on_progress(int(positions.size))
         keep_pos, keep_table = known_pos[keep], known_table[keep]      # copies
-        self.buffers.give(chunk.cos, chunk.sin, chunk.exact_cos, chunk.exact_sin, chunk.error,
-                          chunk.amplitude, chunk.with_history)
+        self.buffers.give(chunk.error, chunk.amplitude, chunk.with_history)
         return keep_pos, keep_table
-
-    def _widen_into(self, narrow: np.ndarray, wide: np.ndarray) -> np.ndarray:
-        """``narrow`` converted exactly into the float64 buffer ``wide`` (bf16 through float32:
-        bf16 -> float64 directly is slow in ml_dtypes; through float32 it is exact and fast)."""
-        if narrow.dtype.itemsize >= 4:
-            np.copyto(wide, narrow, casting="unsafe")
-            return wide
-        middle = self.buffers.take(narrow.shape, np.float32)
-        np.copyto(middle, narrow, casting="unsafe")
-        np.copyto(wide, middle)
-        self.buffers.give(middle)
-        return wide
-
-    @staticmethod
-    def _wide(cos, sin):
-        # bf16 -> float64 directly is slow in ml_dtypes; through float32 it is exact and fast.
-        if cos.dtype.itemsize < 4:
-            cos, sin = cos.astype(np.float32), sin.astype(np.float32)
-        return cos.astype(np.float64), sin.astype(np.float64)
 
     def _segments(self, positions: np.ndarray):
         """(band index, start, stop) of the runs of ``positions`` inside each band."""
@@ -372,7 +355,7 @@ class _Run:
         rows = np.empty((wanted.size, self.pairs), dtype=np.complex128)
         rows[found] = known_table[index[found]]
         if not found.all():
-            rows[~found] = complex_table(*self._wide(*self.table(wanted[~found])))
+            rows[~found] = complex_table(*(widen(part) for part in self.table(wanted[~found])))
         return rows
 
     def _scores(self, positions, known_pos, known_table):

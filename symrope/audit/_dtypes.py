@@ -11,7 +11,7 @@ import numpy as np
 
 from symrope.errors import UsageError
 
-__all__ = ["DTYPES", "dtype_name"]
+__all__ = ["DTYPES", "dtype_name", "rounded", "widen"]
 
 DTYPES = {"bf16": ml_dtypes.bfloat16, "fp16": np.float16, "fp32": np.float32, "fp64": np.float64}
 _DTYPE_ALIASES = {"bfloat16": "bf16", "float16": "fp16", "half": "fp16", "float32": "fp32",
@@ -40,3 +40,43 @@ def dtype_name(dtype) -> str:
         if numpy_dtype == np.dtype(candidate):
             return name
     raise UsageError(f"unsupported dtype {numpy_dtype} (one of: {', '.join(DTYPES)})")
+
+
+def widen(narrow, out: np.ndarray | None = None, middle: np.ndarray | None = None) -> np.ndarray:
+    """``narrow`` (any float dtype, bf16 included) converted exactly to float64.
+
+    bf16 and fp16 go through float32: ml_dtypes' bf16 -> float64 is slow, through float32 it is
+    exact and fast. ``out``, a float64 array of the same shape, receives the result (returned);
+    ``middle``, a float32 array of that shape, holds the float32 step (saves an allocation).
+
+    Examples
+    ========
+
+    >>> import ml_dtypes, numpy as np
+    >>> wide = widen(np.array([1.5, -2.0 ** -9], dtype=ml_dtypes.bfloat16))
+    >>> wide.dtype, wide.tolist()
+    (dtype('float64'), [1.5, -0.001953125])
+    """
+    narrow = np.asarray(narrow)
+    if narrow.dtype.itemsize < 4:
+        if middle is None:
+            narrow = narrow.astype(np.float32)
+        else:
+            np.copyto(middle, narrow, casting="unsafe")
+            narrow = middle
+    if out is None:
+        return narrow.astype(np.float64)
+    np.copyto(out, narrow, casting="unsafe")
+    return out
+
+
+def rounded(values, dtype) -> np.ndarray:
+    """``values`` rounded to ``dtype`` (``"bf16"``, ...), returned in float64.
+
+    Examples
+    ========
+
+    >>> rounded([1 + 2.0 ** -10], "bf16").tolist(), rounded([1 + 2.0 ** -10], "fp16").tolist()
+    ([1.0], [1.0009765625])
+    """
+    return widen(np.asarray(values).astype(DTYPES[dtype_name(dtype)]))

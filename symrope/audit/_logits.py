@@ -22,14 +22,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from symrope.audit._models import DTYPES
+from symrope.audit._dtypes import rounded, widen
 
 DISTANCES = (0, 1, 32, 1024)
-
-
-def _rounded(values: np.ndarray, dtype: str) -> np.ndarray:
-    narrow = values.astype(DTYPES[dtype])
-    return narrow.astype(np.float32).astype(np.float64) if dtype == "bf16" else narrow.astype(np.float64)
 
 
 def measure_logits(impl, config, schedule, dtype: str, bands, seed: int = 0, per_band: int = 8,
@@ -53,7 +48,7 @@ def measure_logits(impl, config, schedule, dtype: str, bands, seed: int = 0, per
         if scale == "unit":
             q /= np.linalg.norm(q, axis=1, keepdims=True)
             k /= np.linalg.norm(k, axis=1, keepdims=True)
-        sets.append((_rounded(q, dtype), _rounded(k, dtype)))
+        sets.append((rounded(q, dtype), rounded(k, dtype)))
     heads = np.concatenate([part for pair in sets for part in pair])            # (4 * vectors, hd)
 
     if impl.rotate is not None:
@@ -81,9 +76,7 @@ def measure_logits(impl, config, schedule, dtype: str, bands, seed: int = 0, per
         if hi + 1 >= 2 * window:
             wanted.update(range(hi - window + 1, hi + 1))
     positions = np.array(sorted(wanted), dtype=np.int64)
-    rotated = rotate(positions)
-    rotated = rotated.astype(np.float32).astype(np.float64) if rotated.dtype.itemsize < 4 else \
-        rotated.astype(np.float64)
+    rotated = widen(rotate(positions))
     row = {int(p): i for i, p in enumerate(positions)}
     count = vectors
     slices = [slice(0, count), slice(count, 2 * count), slice(2 * count, 3 * count), slice(3 * count, 4 * count)]

@@ -9,7 +9,9 @@ from __future__ import annotations
 import ml_dtypes
 import numpy as np
 
+from symrope.audit._dtypes import widen
 from symrope.audit._models import numpy_dtype
+from symrope.audit._reference import BLOCK_ROWS, row_blocks
 
 
 def machine_epsilon(dtype: str | np.dtype | type) -> float:
@@ -107,7 +109,7 @@ def ulps_between(computed: np.ndarray, exact: np.ndarray, computed_wide: np.ndar
     if computed.dtype.name != "bfloat16":
         return np.abs(ordinal(computed) - ordinal(round_to(exact, computed.dtype)))
     if computed_wide is None:
-        computed_wide = computed.astype(np.float32).astype(np.float64)
+        computed_wide = widen(computed)
     # Both sides as float64 magnitudes in units of a bf16 ulp: consecutive bf16 numbers differ by 1.
     # The float64 exponent range is wider than bf16's: shift so that bf16's smallest normal
     # number sits next to zero, as in bf16's own encoding (smaller values do not occur here).
@@ -220,22 +222,18 @@ def rotary_scores(first: np.ndarray, second: np.ndarray, weights: np.ndarray) ->
     rows, pairs = np.broadcast_shapes(first.shape, second.shape)
     first, second = np.broadcast_to(first, (rows, pairs)), np.broadcast_to(second, (rows, pairs))
     scores = np.empty((rows, weights.shape[1]))
-    product = np.empty((min(rows, _SCORE_BLOCK), pairs), dtype=np.complex128)
+    product = np.empty((min(rows, BLOCK_ROWS), pairs), dtype=np.complex128)
     # Rows are independent: blocks of rows keep the product in cache (the same numbers).
-    for start in range(0, rows, _SCORE_BLOCK):
-        stop = min(start + _SCORE_BLOCK, rows)
-        block = product[:stop - start]
-        np.conjugate(first[start:stop], out=block)      # into one buffer: no temporary per step
-        block *= second[start:stop]
+    for block_rows in row_blocks(rows):
+        block = product[:block_rows.stop - block_rows.start]
+        np.conjugate(first[block_rows], out=block)      # into one buffer: no temporary per step
+        block *= second[block_rows]
         # Re(product @ weights) as two real contractions in numpy's own loops: a BLAS zgemm of
         # this skinny shape costs twice the CPU (OpenBLAS threads spin against the audit's own
         # threads), and einsum sums over the pairs in order (the audit's numbers depend on it).
-        real = np.einsum("ij,jk->ik", block.real, weights.real, optimize=False, out=scores[start:stop])
+        real = np.einsum("ij,jk->ik", block.real, weights.real, optimize=False, out=scores[block_rows])
         real -= np.einsum("ij,jk->ik", block.imag, weights.imag, optimize=False)
     return scores
-
-
-_SCORE_BLOCK = 1024   # rows of the complex product per block (1 MiB)
 
 
 def log_bands(max_position: int, first: int = 1024) -> list[tuple[int, int]]:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from symrope.audit._models import DTYPES, dtype_name
+from symrope.audit._dtypes import rounded, widen
 
 __all__ = ["output_mismatch", "seeded_vectors"]
 
@@ -33,8 +33,7 @@ def seeded_vectors(count: int, head_dim: int, dtype: str, seed: int = 0) -> np.n
     (2, 4)
     """
     rng = np.random.default_rng(seed)
-    draws = rng.standard_normal((count, head_dim), dtype=np.float32)
-    return draws.astype(DTYPES[dtype_name(dtype)]).astype(np.float64)
+    return rounded(rng.standard_normal((count, head_dim), dtype=np.float32), dtype)
 
 
 def output_mismatch(rotate, reference_rotate, positions, vectors: np.ndarray, dtype: str) -> dict:
@@ -75,8 +74,8 @@ def output_mismatch(rotate, reference_rotate, positions, vectors: np.ndarray, dt
     """
     positions = np.asarray(positions, dtype=np.int64)
     x = np.repeat(np.asarray(vectors, dtype=np.float64)[None], positions.size, axis=0)
-    ours = _wide(rotate(x, positions, dtype))
-    theirs = _wide(reference_rotate(x.copy(), positions, dtype))
+    ours = widen(rotate(x, positions, dtype))
+    theirs = widen(reference_rotate(x.copy(), positions, dtype))
     differ = ours != theirs
     with np.errstate(invalid="ignore"):
         difference = np.abs(ours - theirs)
@@ -85,9 +84,3 @@ def output_mismatch(rotate, reference_rotate, positions, vectors: np.ndarray, dt
             "max_abs_diff": [float(v) for v in difference.max(axis=(1, 2))],
             "outputs_per_vector": int(vectors.shape[1]), "vectors": int(vectors.shape[0])}
 
-
-def _wide(values: np.ndarray) -> np.ndarray:
-    values = np.asarray(values)
-    if values.dtype.itemsize < 4:
-        values = values.astype(np.float32)
-    return values.astype(np.float64)

@@ -159,16 +159,15 @@ def rotate_with_table(table_fn, x: np.ndarray, positions, dtype: str, pairing: s
     The stand-in for an apply function where an implementation only gives a table (the built-in
     models): the rotation itself is exact, so the logits measure the table's error alone.
     """
-    from symrope.audit._models import DTYPES
+    from symrope.audit._dtypes import DTYPES, rounded, widen
 
-    cos, sin = (np.asarray(part, dtype=np.float64) if part.dtype.itemsize >= 4 else
-                part.astype(np.float32).astype(np.float64) for part in table_fn(positions))
+    cos, sin = (widen(part) for part in table_fn(positions))
     pairs = cos.shape[1]
     if pairing == "interleaved":
         first, second = np.arange(pairs) * 2, np.arange(pairs) * 2 + 1
     else:
         first, second = np.arange(pairs), np.arange(pairs) + pairs
-    narrow = np.asarray(x, dtype=np.float64).astype(DTYPES[dtype]).astype(np.float64)
+    narrow = rounded(np.asarray(x, dtype=np.float64), dtype)
     out = narrow.copy()
     a, b = narrow[..., first], narrow[..., second]
     out[..., first] = a * cos[:, None, :] - b * sin[:, None, :]

@@ -181,7 +181,7 @@ class Reference:
         positions = self._checked(positions)
         high, low = (np.empty((positions.size, self.pairs)) for _ in range(2))
         for rows in row_blocks(positions.size):
-            block_high, block_low = self._reduce(positions[rows], _workspace(self.pairs))
+            block_high, block_low = self._reduce(positions[rows], block_workspace(self.pairs))
             high[rows], low[rows] = block_high, block_low
         return high, low
 
@@ -196,7 +196,7 @@ class Reference:
         shape = (positions.size, self.pairs)
         cos, sin = out if out is not None else (np.empty(shape), np.empty(shape))
         angle = np.empty(shape) if out is None else None
-        work = _workspace(self.pairs)
+        work = block_workspace(self.pairs)
         for rows in row_blocks(positions.size):
             high, low = self._reduce(positions[rows], work)
             block_cos, block_sin = work("cos", rows), sin[rows]
@@ -300,7 +300,7 @@ def row_blocks(count: int) -> list[slice]:
     return [slice(start, min(start + BLOCK_ROWS, count)) for start in range(0, count, BLOCK_ROWS)]
 
 
-def _workspace(pairs: int):
+def block_workspace(pairs: int):
     """This thread's reusable block buffers for ``pairs`` columns: ``work(name, rows, dtype)``.
 
     Fresh arrays of this size come from mmap and fault in every page on each use; reusing a

@@ -18,6 +18,7 @@ The command line (``symrope survey``) is :mod:`symrope.cli._survey`.
 
 from __future__ import annotations
 
+import contextlib
 import queue
 import sys
 import time
@@ -195,9 +196,14 @@ def _row(result, positions, seconds) -> dict:
 
 
 def survey(names: Sequence[str], config: RopeConfig, max_position: int, tolerance: float = DEFAULT_TOLERANCE,
-           workers: int = 1, seed: int = 0, progress: bool = True) -> list[dict]:
-    """Rows of the survey (see the module docstring), in the order of ``names`` and DTYPES."""
-    positions = sample_positions(max_position, seed)
+           workers: int = 1, seed: int = 0, progress: bool = True, *,
+           positions: np.ndarray | None = None) -> list[dict]:
+    """Rows of the survey (see the module docstring), in the order of ``names`` and DTYPES.
+
+    ``positions``: ``sample_positions(max_position, seed)`` if the caller has drawn it already.
+    """
+    if positions is None:
+        positions = sample_positions(max_position, seed)
     order = {name: i for i, name in enumerate(names)}
     rows = []
     bars = _RowBars(names, int(positions.size), enabled=progress)
@@ -206,27 +212,24 @@ def survey(names: Sequence[str], config: RopeConfig, max_position: int, toleranc
             for name in names:
                 rows += _survey_impl(name, config, positions, tolerance, seed,
                                      bars if progress else None)
-        elif not progress:
-            with ProcessPoolExecutor(max_workers=workers) as pool:
-                futures = [pool.submit(_survey_impl, name, config, positions, tolerance, seed)
-                           for name in sorted(names, key=_expected_cost, reverse=True)]
-                for future in futures:
-                    rows += future.result()
         else:
             import multiprocessing
 
-            with multiprocessing.Manager() as manager, \
+            # with progress, the workers post to a manager queue that this process drains
+            with (multiprocessing.Manager() if progress else contextlib.nullcontext()) as manager, \
                     ProcessPoolExecutor(max_workers=workers) as pool:
-                updates = manager.Queue()
-                report = _QueueReport(updates)
-                pending = {pool.submit(_survey_impl, name, config, positions, tolerance, seed, report)
-                           for name in sorted(names, key=_expected_cost, reverse=True)}
+                updates = manager.Queue() if progress else None
+                report = None if updates is None else _QueueReport(updates)
+                futures = [pool.submit(_survey_impl, name, config, positions, tolerance, seed, report)
+                           for name in sorted(names, key=_expected_cost, reverse=True)]
+                pending = set(futures)
                 while pending:
-                    done, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
-                    bars.drain(updates)
-                    for future in done:
-                        rows += future.result()
-                bars.drain(updates)
+                    # a task posts its last update before it returns: the last drain has them all
+                    _, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
+                    if updates is not None:
+                        bars.drain(updates)
+                for future in futures:
+                    rows += future.result()
     finally:
         bars.close()
     rows.sort(key=lambda row: (order.get(row["impl"], len(order)),

@@ -66,10 +66,10 @@ def main(argv: list[str]) -> int:
             raise UsageError(f"unknown implementation {name!r} (one of: {', '.join((*SURVEYED, *MODELS))})")
     config = RopeConfig.from_options(head_dim=args.head_dim, theta=args.theta)
     started = time.perf_counter()
+    positions = sample_positions(args.max_position, args.seed)   # drawn once: its size is reported
     rows = survey(names, config, args.max_position, args.tolerance, args.workers, args.seed,
-                  progress=not args.json)
+                  progress=not args.json, positions=positions)
     seconds = time.perf_counter() - started
-    positions = sample_positions(args.max_position, args.seed)
     if args.plot:
         _plot(rows, args.plot, args.tolerance, config)
     if args.json:
