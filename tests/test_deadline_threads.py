@@ -12,13 +12,10 @@ import sympy as sp
 
 from symrope import verify
 from symrope.engine import BudgetExhausted, deadline
+from tests.soundness_helpers import HARD_TRUE_CLAIM
 
 x, y = sp.symbols("x y", real=True)
-a, b, c, d = sp.symbols("a b c d", real=True)
 ROOT = Path(__file__).resolve().parents[1]
-# True (sin^2 + cos^2 = 1), but every rewrite must expand a 5-variable 30th power first: no
-# budget of a few seconds decides it.
-HARD = (sp.sin(x) ** 2 + sp.cos(x) ** 2 + a + b + c + d) ** 30, (1 + a + b + c + d) ** 30
 
 
 def _run_in_threads(jobs: dict) -> dict:
@@ -48,8 +45,8 @@ def test_verify_from_several_threads_at_once_gives_the_right_verdicts():
         "pythagoras": lambda: verify(sp.sin(x) ** 2 + sp.cos(x) ** 2, 1),
         "wrong sign": lambda: verify(sp.cos(x + y), sp.cos(x) * sp.cos(y) + sp.sin(x) * sp.sin(y)),
         "wrong square": lambda: verify((x + y) ** 2, x**2 + y**2),
-        "hard 1": lambda: verify(*HARD, budget=1.0),
-        "hard 2": lambda: verify(*HARD, budget=1.5),
+        "hard 1": lambda: verify(*HARD_TRUE_CLAIM, budget=1.0),
+        "hard 2": lambda: verify(*HARD_TRUE_CLAIM, budget=1.5),
     }
     verdicts = _run_in_threads(jobs)
     assert verdicts["addition"].proved and verdicts["pythagoras"].proved
@@ -127,7 +124,7 @@ def test_nested_budgets_are_clipped_per_thread():
 def test_a_claim_that_takes_forever_is_stopped_at_its_budget_off_the_main_thread():
     def timed():
         start = time.monotonic()
-        verdict = verify(*HARD, budget=0.5)
+        verdict = verify(*HARD_TRUE_CLAIM, budget=0.5)
         return verdict, time.monotonic() - start
 
     verdict, elapsed = _run_in_threads({"hard": timed})["hard"]
