@@ -28,7 +28,7 @@ def _run_in_threads(jobs: dict) -> dict:
         except BaseException as error:  # reported by the assert below
             errors[name] = error
 
-    threads = [threading.Thread(target=run, args=item) for item in jobs.items()]
+    threads = [threading.Thread(target=run, args=item, daemon=True) for item in jobs.items()]
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -71,7 +71,7 @@ def test_a_deadline_set_in_one_thread_never_fires_in_another():
             opened.set()
             release.wait(10)  # stays open (and expired) while the main thread works
 
-    other = threading.Thread(target=short_budget_elsewhere)
+    other = threading.Thread(target=short_budget_elsewhere, daemon=True)
     other.start()
     assert opened.wait(10)
     try:
@@ -96,7 +96,7 @@ def test_main_thread_deadline_does_not_reach_a_worker_thread():
             mine.check()  # would raise if the main thread's expired budget were shared
             outcome["budget"] = mine.budget
 
-    thread = threading.Thread(target=worker)
+    thread = threading.Thread(target=worker, daemon=True)
     start = time.monotonic()
     try:
         with deadline(0.1):
