@@ -14,6 +14,7 @@ import sympy as sp
 from symrope.cli import _prove as _prove_module
 from symrope.cli import main
 from symrope.engine import BUILTIN, Theorem, TheoremBuilder
+from symrope.linalg import rotation
 from symrope.theorems import THEOREM_MODULES
 
 
@@ -249,7 +250,7 @@ def test_json_text_of_matrix_products_is_sstrs_without_inverting(monkeypatch):
 
     s, t = sp.symbols("s t", real=True)
     A, B = sp.MatrixSymbol("A", 2, 2), sp.MatrixSymbol("B", 2, 2)
-    block = sp.Matrix([[sp.cos(s), -sp.sin(s)], [sp.sin(s), sp.cos(s)]])
+    block = rotation(s)
     diagonal = BlockDiagMatrix(block, block.subs(s, t))
     cases = [-2 * A * (A + B).T, A * B - B * A, sp.Inverse(diagonal) * diagonal.T,
              -sp.Inverse(diagonal) * diagonal, sp.I * A * B, -sp.I * A, (A * B) ** 2,
@@ -271,8 +272,6 @@ def test_json_text_of_matrix_products_is_sstrs_without_inverting(monkeypatch):
 def test_jobs_prove_in_other_processes_and_one_job_in_this_one():
     # in a fresh interpreter: a process that already runs other threads (as this test process
     # may, after earlier tests) proves in-process by design, since forking it is unsafe
-    import subprocess
-    import sys
     import textwrap
 
     script = textwrap.dedent("""
