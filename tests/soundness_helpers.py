@@ -14,6 +14,12 @@ from tests.matrix_helpers import explicit_matrix
 
 CHECK_DIGITS = 120
 
+_hx, _ha, _hb, _hc, _hd = sp.symbols("x a b c d", real=True)
+# A true claim (sin^2 + cos^2 = 1) that no budget of a few seconds decides: every rewrite must
+# expand a 5-variable 30th power first (over 30 s). The budget tests' one example of it.
+HARD_TRUE_CLAIM = ((sp.sin(_hx) ** 2 + sp.cos(_hx) ** 2 + _ha + _hb + _hc + _hd) ** 30,
+                   (1 + _ha + _hb + _hc + _hd) ** 30)
+
 
 def _exact(expr):
     """``expr`` with each Float replaced by the rational mpmath says it is (exact)."""

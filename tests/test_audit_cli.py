@@ -6,6 +6,7 @@ import textwrap
 
 import pytest
 
+from audit_libraries import require_library
 from symrope.cli import main
 
 SMALL = ["--max-position", "2047"]
@@ -70,7 +71,7 @@ def user_module(tmp_path, monkeypatch):
 ])
 def test_bad_input_exits_2_with_one_line(capsys, argv, fragments):
     if "not a RoPE config" in fragments:  # judged by transformers' own config classes
-        pytest.importorskip("transformers")
+        require_library("transformers")
     code, out, err = run(capsys, *argv)
     assert out == ""
     assert_one_line_error(code, err, *fragments)
@@ -197,8 +198,8 @@ def test_plot_into_a_missing_folder_is_a_usage_error(capsys, tmp_path):
 
 
 def test_real_transformers_class_through_the_cli(capsys, tmp_path):
-    pytest.importorskip("torch")
-    pytest.importorskip("transformers")
+    require_library("torch")
+    require_library("transformers")
     path = tmp_path / "config.json"
     path.write_text(json.dumps({"model_type": "llama", "hidden_size": 256, "num_attention_heads": 4,
                                 "rope_theta": 10000.0, "max_position_embeddings": 4096}))

@@ -10,13 +10,14 @@ import ml_dtypes
 import numpy as np
 import pytest
 
+from audit_libraries import require_library
 from symrope.audit._models import get_model
 from symrope.errors import UsageError
 from symrope.audit import exact_schedule
 from symrope.schedules import RopeConfig, attention_factor, llama31_8b
 
-pytest.importorskip("torch")
-pytest.importorskip("transformers")
+require_library("torch")
+require_library("transformers")
 
 from symrope.audit._hf import hf_transformers_impl  # noqa: E402
 

@@ -8,11 +8,12 @@ import sys
 import numpy as np
 import pytest
 
+from audit_libraries import require_library
 from symrope.audit import get_model
 from symrope.cli import main
 
-pytest.importorskip("torch")
-pytest.importorskip("transformers")
+require_library("torch")
+require_library("transformers")
 
 from symrope.audit._hf import hf_transformers_impl, rope_model_types  # noqa: E402
 

@@ -7,6 +7,7 @@ import mpmath
 import numpy as np
 import pytest
 
+from audit_libraries import require_library
 from symrope.audit._models import MODELS, dtype_name, get_model, validate_positions
 from symrope.errors import UsageError
 from symrope.schedules import RopeConfig, attention_factor, inv_freq, llama31_8b
@@ -224,7 +225,7 @@ FAITHFUL_POSITIONS = np.concatenate([np.arange(0, 3000), np.arange(15_900, 16_00
 
 
 def test_autocast_model_is_bit_exact_against_torch_cpu_autocast():
-    torch = pytest.importorskip("torch")
+    torch = require_library("torch")
     config = llama31_8b()
     inv = torch.from_numpy(inv_freq(config, "float32"))
     # transformers 4.38 LlamaRotaryEmbedding.forward, the code PR 29285 changed
@@ -241,7 +242,7 @@ def test_autocast_model_is_bit_exact_against_torch_cpu_autocast():
 
 
 def test_neox_model_is_bit_exact_against_the_issue_1003_code_on_cpu():
-    torch = pytest.importorskip("torch")
+    torch = require_library("torch")
     inv = (1.0 / (10000 ** (torch.arange(0, 32, 2).float() / 32))).half()
     t = torch.arange(2048).type_as(inv)
     emb = torch.einsum("i,j->ij", t, inv)
@@ -254,7 +255,7 @@ def test_neox_model_is_bit_exact_against_the_issue_1003_code_on_cpu():
 
 
 def test_meta_model_matches_torch_polar_within_one_ulp():
-    torch = pytest.importorskip("torch")
+    torch = require_library("torch")
     config = llama31_8b()
     freqs = torch.from_numpy(inv_freq(config, "float32"))
     angles = torch.outer(torch.from_numpy(FAITHFUL_POSITIONS).float(), freqs)

@@ -9,6 +9,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
+from audit_libraries import require_library
 from symrope.audit._models import get_model
 from symrope.audit._user import load_user_impl
 from symrope.errors import UsageError
@@ -58,7 +59,7 @@ def test_rotate_half_apply_function_recovers_its_table():
 
 
 def test_torch_functions_are_read_without_symrope_importing_torch():
-    torch = pytest.importorskip("torch")
+    torch = require_library("torch")
     table = load_user_impl(spec("torch_bf16_table"))
     cos, sin = table.table(POSITIONS, CONFIG)
     assert cos.dtype == ml_dtypes.bfloat16 and cos.shape == (len(POSITIONS), 32)

@@ -1,16 +1,20 @@
 """`symrope prove` / `symrope list`: exit codes, one-line errors, the JSON schema."""
 
 import json
+import os
 import re
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
 import sympy as sp
 
+from symrope.cli import _prove as _prove_module
 from symrope.cli import main
 from symrope.engine import BUILTIN, Theorem, TheoremBuilder
+from symrope.linalg import rotation
 from symrope.theorems import THEOREM_MODULES
 
 
@@ -79,6 +83,51 @@ def _register(monkeypatch, name, lhs, rhs, expect="proved"):
 x = sp.Symbol("x", real=True)
 
 
+@pytest.fixture
+def builder_pids(monkeypatch, tmp_path):
+    """The ids of the processes that built a theorem since the last call (each call empties it).
+
+    ``prove -j`` proves in this process when it runs other threads (forking it would be unsafe),
+    and then a ``-j`` test would pass without any worker: the tests assert where the theorems
+    were built, and this fixture first waits for threads that earlier tests left to end, failing
+    with their names if they do not.
+    """
+    others = [t for t in threading.enumerate() if t is not threading.main_thread()]
+    monitor = getattr(sys.modules.get("tqdm._monitor"), "TMonitor", None)
+    for thread in others:
+        if monitor is not None and isinstance(thread, monitor):
+            # tqdm's watchdog of slow bars, left by a bar an earlier test drew through
+            # transformers (test_audit_*): it ends when told, and the next bar restarts it
+            thread.exit()
+    deadline = time.monotonic() + 10
+    for thread in others:
+        thread.join(max(deadline - time.monotonic(), 0))
+    running = [t.name for t in others if t.is_alive()]
+    if running:
+        pytest.fail(f"threads left running by earlier tests {running} make 'prove -j' prove in "
+                    "this process: the -j tests cannot test worker processes")
+    record = tmp_path / "builder_pids"
+    real_build = _prove_module.build_theorem
+
+    def recording(builder, params):  # inherited by the forked workers
+        with open(record, "a") as file:
+            file.write(f"{os.getpid()}\n")
+        return real_build(builder, params)
+
+    monkeypatch.setattr(_prove_module, "build_theorem", recording)
+
+    def taken() -> set[int]:
+        pids = {int(line) for line in record.read_text().split()} if record.exists() else set()
+        record.unlink(missing_ok=True)
+        return pids
+
+    return taken
+
+
+def _in_workers(pids: set[int]) -> bool:
+    return bool(pids) and os.getpid() not in pids
+
+
 def test_exit_codes_follow_the_verdicts(monkeypatch, capsys):
     _register(monkeypatch, "t_true", sp.sin(x) ** 2 + sp.cos(x) ** 2, sp.Integer(1))
     _register(monkeypatch, "t_false", sp.sin(2 * x), 2 * sp.sin(x))
@@ -124,15 +173,18 @@ def _rows(text: str) -> list[str]:
             if line and not line.endswith(" s") and " theorems proved in " not in line]
 
 
-def test_jobs_give_the_same_rows_in_the_same_order_and_exit_code(monkeypatch, capsys):
+def test_jobs_give_the_same_rows_in_the_same_order_and_exit_code(monkeypatch, capsys,
+                                                                  builder_pids):
     _register(monkeypatch, "t_true", sp.sin(x) ** 2 + sp.cos(x) ** 2, sp.Integer(1))
     _register(monkeypatch, "t_false", sp.sin(2 * x), 2 * sp.sin(x))
     _register(monkeypatch, "t_double", sp.cos(2 * x), 1 - 2 * sp.sin(x) ** 2)
     names = ["t_false", "t_true", "t_double"]
     assert main(["prove", *names, "-j", "1"]) == 1
     one = capsys.readouterr()
+    assert builder_pids() == {os.getpid()}
     assert main(["prove", *names, "-j", "3"]) == 1
     three = capsys.readouterr()
+    assert _in_workers(builder_pids())
     assert _rows(one.out) == _rows(three.out)
     assert [row.split()[0] for row in _rows(three.out)[2:]] == names
     assert "2/3 theorems proved" in three.out
@@ -151,7 +203,7 @@ class _Slow(sp.Function):
         return sp.Float(1, prec)
 
 
-def test_the_deadline_holds_in_worker_processes(monkeypatch, capsys):
+def test_the_deadline_holds_in_worker_processes(monkeypatch, capsys, builder_pids):
     # the engine's deadline is a SIGALRM: it fires only on a main thread, so each theorem must
     # run on its worker's main thread; deciding _Slow(x) = 1 needs a 30 s evaluation
     _register(monkeypatch, "t_true", sp.sin(x) ** 2 + sp.cos(x) ** 2, sp.Integer(1))
@@ -160,9 +212,10 @@ def test_the_deadline_holds_in_worker_processes(monkeypatch, capsys):
     assert main(["prove", "t_hard", "t_true", "--budget", "0.5", "-j", "2"]) == 3
     assert time.monotonic() - started < 20
     assert "t_hard: undecided" in capsys.readouterr().err
+    assert _in_workers(builder_pids())
 
 
-def test_json_is_the_same_document_with_jobs(monkeypatch, capsys):
+def test_json_is_the_same_document_with_jobs(monkeypatch, capsys, builder_pids):
     _register(monkeypatch, "t_true", sp.cos(2 * x), 1 - 2 * sp.sin(x) ** 2)
     _register(monkeypatch, "t_false", sp.sin(2 * x), 2 * sp.sin(x))
 
@@ -171,19 +224,22 @@ def test_json_is_the_same_document_with_jobs(monkeypatch, capsys):
             return {k: without_seconds(v) for k, v in value.items() if k != "seconds"}
         return [without_seconds(v) for v in value] if isinstance(value, list) else value
 
-    documents = []
+    documents, pids = [], {}
     for jobs in ("1", "2"):
         assert main(["prove", "t_true", "t_false", "--json", "-j", jobs]) == 1
         documents.append(without_seconds(json.loads(capsys.readouterr().out)))
+        pids[jobs] = builder_pids()
+    assert pids["1"] == {os.getpid()} and _in_workers(pids["2"])
     assert documents[0] == documents[1]
     assert [t["name"] for t in documents[1]["theorems"]] == ["t_true", "t_false"]
 
 
-def test_a_bad_parameter_from_a_worker_is_one_line_and_exit_2(capsys):
+def test_a_bad_parameter_from_a_worker_is_one_line_and_exit_2(capsys, builder_pids):
     assert main(["prove", "rope_relative", "schedule_keeps_relative", "--param", "d=abc",
                  "-j", "2"]) == 2
     error = capsys.readouterr().err
     assert "d must be an even integer" in error and len(error.strip().splitlines()) == 1
+    assert _in_workers(builder_pids())
 
 
 def test_jobs_must_be_positive(capsys):
@@ -200,7 +256,7 @@ def test_json_text_of_matrix_products_is_sstrs_without_inverting(monkeypatch):
 
     s, t = sp.symbols("s t", real=True)
     A, B = sp.MatrixSymbol("A", 2, 2), sp.MatrixSymbol("B", 2, 2)
-    block = sp.Matrix([[sp.cos(s), -sp.sin(s)], [sp.sin(s), sp.cos(s)]])
+    block = rotation(s)
     diagonal = BlockDiagMatrix(block, block.subs(s, t))
     cases = [-2 * A * (A + B).T, A * B - B * A, sp.Inverse(diagonal) * diagonal.T,
              -sp.Inverse(diagonal) * diagonal, sp.I * A * B, -sp.I * A, (A * B) ** 2,
@@ -222,8 +278,6 @@ def test_json_text_of_matrix_products_is_sstrs_without_inverting(monkeypatch):
 def test_jobs_prove_in_other_processes_and_one_job_in_this_one():
     # in a fresh interpreter: a process that already runs other threads (as this test process
     # may, after earlier tests) proves in-process by design, since forking it is unsafe
-    import subprocess
-    import sys
     import textwrap
 
     script = textwrap.dedent("""

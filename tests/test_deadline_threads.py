@@ -12,13 +12,10 @@ import sympy as sp
 
 from symrope import verify
 from symrope.engine import BudgetExhausted, deadline
+from tests.soundness_helpers import HARD_TRUE_CLAIM
 
 x, y = sp.symbols("x y", real=True)
-a, b, c, d = sp.symbols("a b c d", real=True)
 ROOT = Path(__file__).resolve().parents[1]
-# True (sin^2 + cos^2 = 1), but every rewrite must expand a 5-variable 30th power first: no
-# budget of a few seconds decides it.
-HARD = (sp.sin(x) ** 2 + sp.cos(x) ** 2 + a + b + c + d) ** 30, (1 + a + b + c + d) ** 30
 
 
 def _run_in_threads(jobs: dict) -> dict:
@@ -31,7 +28,7 @@ def _run_in_threads(jobs: dict) -> dict:
         except BaseException as error:  # reported by the assert below
             errors[name] = error
 
-    threads = [threading.Thread(target=run, args=item) for item in jobs.items()]
+    threads = [threading.Thread(target=run, args=item, daemon=True) for item in jobs.items()]
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -48,8 +45,8 @@ def test_verify_from_several_threads_at_once_gives_the_right_verdicts():
         "pythagoras": lambda: verify(sp.sin(x) ** 2 + sp.cos(x) ** 2, 1),
         "wrong sign": lambda: verify(sp.cos(x + y), sp.cos(x) * sp.cos(y) + sp.sin(x) * sp.sin(y)),
         "wrong square": lambda: verify((x + y) ** 2, x**2 + y**2),
-        "hard 1": lambda: verify(*HARD, budget=1.0),
-        "hard 2": lambda: verify(*HARD, budget=1.5),
+        "hard 1": lambda: verify(*HARD_TRUE_CLAIM, budget=1.0),
+        "hard 2": lambda: verify(*HARD_TRUE_CLAIM, budget=1.5),
     }
     verdicts = _run_in_threads(jobs)
     assert verdicts["addition"].proved and verdicts["pythagoras"].proved
@@ -74,7 +71,7 @@ def test_a_deadline_set_in_one_thread_never_fires_in_another():
             opened.set()
             release.wait(10)  # stays open (and expired) while the main thread works
 
-    other = threading.Thread(target=short_budget_elsewhere)
+    other = threading.Thread(target=short_budget_elsewhere, daemon=True)
     other.start()
     assert opened.wait(10)
     try:
@@ -99,7 +96,7 @@ def test_main_thread_deadline_does_not_reach_a_worker_thread():
             mine.check()  # would raise if the main thread's expired budget were shared
             outcome["budget"] = mine.budget
 
-    thread = threading.Thread(target=worker)
+    thread = threading.Thread(target=worker, daemon=True)
     start = time.monotonic()
     try:
         with deadline(0.1):
@@ -127,7 +124,7 @@ def test_nested_budgets_are_clipped_per_thread():
 def test_a_claim_that_takes_forever_is_stopped_at_its_budget_off_the_main_thread():
     def timed():
         start = time.monotonic()
-        verdict = verify(*HARD, budget=0.5)
+        verdict = verify(*HARD_TRUE_CLAIM, budget=0.5)
         return verdict, time.monotonic() - start
 
     verdict, elapsed = _run_in_threads({"hard": timed})["hard"]

@@ -15,21 +15,19 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
+from ci_support import missing
 
 ROOT = Path(__file__).resolve().parent.parent
 GENERATED = {"_build", "_generated", "derivations"}
 
 
 def _require_docs_extra() -> None:
-    missing = [m for m in ("sphinx", "myst_parser") if importlib.util.find_spec(m) is None]
+    absent = [m for m in ("sphinx", "myst_parser") if importlib.util.find_spec(m) is None]
     # imgmath renders every formula with latex and dvisvgm at build time
-    missing += [tool for tool in ("latex", "dvisvgm") if shutil.which(tool) is None]
-    if missing:
-        if os.environ.get("CI"):
-            pytest.fail(f"{', '.join(missing)} missing under CI: install the 'docs' extra, "
-                        "texlive-latex-extra and dvisvgm")
-        pytest.skip(f"{', '.join(missing)} not installed (the 'docs' extra, dvisvgm)")
+    absent += [tool for tool in ("latex", "dvisvgm") if shutil.which(tool) is None]
+    if absent:
+        missing(f"{', '.join(absent)} not installed",
+                "install the 'docs' extra, texlive-latex-extra and dvisvgm")
 
 
 def test_docs_build_with_warnings_as_errors(tmp_path):

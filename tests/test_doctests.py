@@ -12,11 +12,11 @@ from __future__ import annotations
 import doctest
 import importlib
 import importlib.util
-import os
 import re
 from pathlib import Path
 
 import pytest
+from ci_support import missing
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "symrope"
@@ -43,20 +43,16 @@ def _module_names() -> list[str]:
 
 def _require_optional(dependency: str, name: str) -> None:
     if importlib.util.find_spec(dependency) is None:
-        if os.environ.get("CI"):
-            pytest.fail(f"{name} needs {dependency}, missing under CI: .ci/run must install it")
-        pytest.skip(f"{name} needs the optional dependency {dependency}")
+        missing(f"{name} needs the optional dependency {dependency}", ".ci/run must install it")
 
 
 def _import_or_skip(name: str):
     try:
         return importlib.import_module(name)
     except ModuleNotFoundError as error:
-        missing = (error.name or "").split(".")[0]
-        if missing in OPTIONAL_DEPENDENCIES:
-            if os.environ.get("CI"):
-                pytest.fail(f"{name} needs {missing}, missing under CI: .ci/run must install it")
-            pytest.skip(f"{name} needs the optional dependency {missing}")
+        absent = (error.name or "").split(".")[0]
+        if absent in OPTIONAL_DEPENDENCIES:
+            missing(f"{name} needs the optional dependency {absent}", ".ci/run must install it")
         raise
 
 

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 import sympy
 
+from audit_libraries import require_library
 from symrope.errors import UsageError
 from symrope.schedules import RopeConfig, attention_factor, inv_freq, llama31_8b
 
@@ -244,8 +245,8 @@ HF_CASES = {
 
 @pytest.mark.parametrize("name", sorted(HF_CASES))
 def test_against_transformers_rope_init_functions(name):
-    pytest.importorskip("torch")
-    transformers = pytest.importorskip("transformers")
+    require_library("torch")
+    transformers = require_library("transformers")
     from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
 
     hf_dict, seq_len = HF_CASES[name]
@@ -287,7 +288,7 @@ def test_every_context_is_a_schedule_context_and_an_incomplete_one_cannot_exist(
 
 
 def test_float32_overrides_round_as_torch_does():
-    torch = pytest.importorskip("torch")
+    torch = require_library("torch")
     from symrope.schedules import get_context
 
     f32, f64 = get_context("float32"), get_context("float64")
