@@ -7,6 +7,7 @@ import pytest
 
 from audit_libraries import require_library
 from symrope.audit import AuditOptions, audit, exact_schedule, get_model
+from symrope.audit._dtypes import widen
 from symrope.audit._models import fp32_angle
 from symrope.errors import UsageError
 from symrope.schedules import RopeConfig, llama31_8b
@@ -17,7 +18,7 @@ POSITIONS = np.concatenate([np.arange(0, 2048), np.arange(1_000_000, 1_000_512)]
 
 def table_error(cos, sin, config=CONFIG, positions=POSITIONS):
     exact_cos, exact_sin, _ = exact_schedule(config).reference.cos_sin(positions)
-    wide = [part.astype(np.float32).astype(np.float64) for part in (cos, sin)]
+    wide = [widen(part) for part in (cos, sin)]
     return np.maximum(np.abs(wide[0] - exact_cos), np.abs(wide[1] - exact_sin))
 
 

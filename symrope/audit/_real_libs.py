@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from symrope.audit._dtypes import widen
 from symrope.audit._real import RealImpl, import_library
 from symrope.errors import UsageError
 from symrope.schedules import RopeConfig
@@ -194,7 +195,7 @@ class RotaryEmbeddingTorchXposImpl(RotaryEmbeddingTorchImpl):
             with torch.no_grad():
                 rotated_q, _ = self._module(name).rotate_queries_and_keys(q, q.clone())
             rotated = _to_numpy(rotated_q[0], self.name, "the rotated q")
-            rotated = rotated.astype(np.float32).astype(np.float64)
+            rotated = widen(rotated)
             d = self.rope_config.rotary_dim
             scale = (np.arange(0, d, 2) + 0.4 * d) / (1.4 * d)
             power = (np.arange(self.length) - self.length // 2) / self.module.scale_base
