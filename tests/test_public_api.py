@@ -1,5 +1,6 @@
 """The top-level API: every re-exported name resolves, and importing symrope stays light."""
 
+import ast
 import importlib
 import importlib.util
 import subprocess
@@ -27,20 +28,22 @@ def test_every_public_name_is_the_object_its_home_module_defines():
     assert symrope.PROVED == "proved" and symrope.REFUTED == "refuted"
 
 
-def test_import_symrope_does_not_import_sympy_numpy_or_torch():
-    probe = "import sys, symrope; print(sorted({'sympy', 'numpy', 'torch'} & set(sys.modules)))"
+def loaded_by_import(module: str, watched: set[str]) -> list[str]:
+    """Which of ``watched`` a fresh interpreter has in sys.modules after ``import module``."""
+    probe = f"import sys, {module}; print(sorted({sorted(watched)!r} & sys.modules.keys()))"
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                             timeout=60)
-    assert result.stdout.strip() == "[]"
+    assert result.returncode == 0, result.stderr
+    return ast.literal_eval(result.stdout.strip())
+
+
+def test_import_symrope_does_not_import_sympy_numpy_or_torch():
+    assert loaded_by_import("symrope", {"sympy", "numpy", "torch"}) == []
 
 
 def test_the_command_line_package_is_light_and_every_command_resolves():
     # the dispatcher imports a command's module only when that command runs
-    probe = ("import sys, symrope.cli; "
-             "print(sorted({'sympy', 'numpy', 'torch'} & set(sys.modules)))")
-    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                            timeout=60)
-    assert result.stdout.strip() == "[]", result.stderr
+    assert loaded_by_import("symrope.cli", {"sympy", "numpy", "torch"}) == []
     from symrope.cli import COMMANDS
 
     for name, (module, function, _) in COMMANDS.items():
@@ -50,11 +53,7 @@ def test_the_command_line_package_is_light_and_every_command_resolves():
 
 def test_import_symrope_latex_does_not_import_the_checker():
     # the encoding-check document (and with it the checker, numpy and the zoo) loads on first use
-    probe = ("import sys, symrope.latex; "
-             "print(sorted({'symrope.checker', 'numpy'} & set(sys.modules)))")
-    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                            timeout=60)
-    assert result.stdout.strip() == "[]", result.stderr
+    assert loaded_by_import("symrope.latex", {"symrope.checker", "numpy"}) == []
     from symrope.latex import check_report_document
 
     assert check_report_document.__module__ == "symrope.latex._check"
