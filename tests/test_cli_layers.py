@@ -40,6 +40,10 @@ def _imported_units(tree: ast.AST) -> list[tuple[str, int]]:
             names = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
             names = [node.module]
+        elif isinstance(node, ast.ImportFrom) and node.level > 0:
+            # no layer can be read off a relative import: it is reported as a violation
+            units.append(("relative import", node.lineno))
+            continue
         else:
             continue
         for name in names:
@@ -81,6 +85,12 @@ def test_the_check_sees_a_lazy_upward_import():
     source = "class Verdict:\n    def _latex(self):\n        from symrope.latex import x\n"
     assert _imported_units(ast.parse(source)) == [("latex", 3)]
     assert LAYERS["latex"] > LAYERS["engine"]
+
+
+def test_the_check_sees_a_relative_import():
+    source = "from ..latex import x\nfrom . import y\n"
+    assert _imported_units(ast.parse(source)) == [("relative import", 1), ("relative import", 2)]
+    assert "relative import" not in LAYERS  # so _violations reports it
 
 
 def test_no_subsystem_keeps_a_command_module():
