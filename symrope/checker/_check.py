@@ -18,7 +18,7 @@ from symrope.engine._exact import read_floats_exactly
 from symrope.errors import InternalError, UsageError
 from symrope.checker._claims import Clock, decide, methods
 from symrope.checker._continuity import (continuity_obstacle, continuous_extensions,
-                                         defined_value, find_discontinuity)
+                                         defined_value, find_discontinuity, symbol_name)
 from symrope.checker._encoding import Encoding
 from symrope.checker._exponential import (ODE_UNIQUENESS_SHORT, STRUCTURE_SHARE,
                                           Exponentials, recognise)
@@ -434,7 +434,7 @@ class _Run:
             if finding is not None:
                 role = "query" if name == "F" else "key"
                 summary = (f"{name}(p)[{i}, {j}] ({role}) has a {finding.kind} at "
-                           + ", ".join(f"{_name(k)} = {show(v)}"
+                           + ", ".join(f"{symbol_name(k)} = {show(v)}"
                                        for k, v in finding.position.items())
                            + f": limit from below {show(finding.left)}, from above "
                            f"{show(finding.right)}, value "
@@ -442,7 +442,7 @@ class _Run:
                 return AssumptionResult(
                     "continuity", REFUTED, f"{name}(p) is not continuous in the position",
                     {"summary": summary, "matrix": name, "entry": [i, j], "kind": finding.kind,
-                     "position": {_name(k): show(v) for k, v in finding.position.items()},
+                     "position": {symbol_name(k): show(v) for k, v in finding.position.items()},
                      "left_limit": show(finding.left), "right_limit": show(finding.right),
                      "value": None if finding.value is None else show(finding.value)},
                     seconds=time.monotonic() - start)
@@ -538,7 +538,7 @@ class _Run:
                                          budget=self.clock.left())
             if finding is not None:
                 summary = ("the score has a " + finding.kind + " at "
-                           + ", ".join(f"{_name(k)} = {show(v)}"
+                           + ", ".join(f"{symbol_name(k)} = {show(v)}"
                                        for k, v in finding.position.items())
                            + f" for x = {_vector(contents[0])}, y = {_vector(contents[1])}: "
                            f"limit from below {show(finding.left)}, from above "
@@ -546,7 +546,7 @@ class _Run:
                 return AssumptionResult(
                     "continuity", REFUTED, "the score is not continuous in the positions",
                     {"summary": summary, "kind": finding.kind,
-                     "position": {_name(k): show(v) for k, v in finding.position.items()},
+                     "position": {symbol_name(k): show(v) for k, v in finding.position.items()},
                      "x": [show(v) for v in contents[0]], "y": [show(v) for v in contents[1]],
                      "left_limit": show(finding.left), "right_limit": show(finding.right)},
                     seconds=time.monotonic() - start)
@@ -561,11 +561,6 @@ def _proved_evidence(verdict, text: str) -> str:
     if verdict.undecided:
         return verdict.reason
     return text
-
-
-def _name(symbol) -> str:
-    """A symbol's name as the user reads it (a Dummy prints with a leading underscore)."""
-    return symbol.name if isinstance(symbol, sp.Symbol) else str(symbol)
 
 
 _PARAMETER_CANDIDATES = (sp.Rational(3, 2), sp.Integer(2), sp.Rational(-3, 2), sp.Integer(-2),

@@ -285,7 +285,7 @@ def continuous_extension(expr, axis, budget: float = 5.0) -> str | None:
                                                                    budget=budget).proved:
             return None
         # the name, not str(): a Dummy position prints as _p, the user wrote p
-        found.append(f"{_name(axis)} = {sp.sstr(point)} (both one-sided limits "
+        found.append(f"{symbol_name(axis)} = {sp.sstr(point)} (both one-sided limits "
                      f"{sp.sstr(left)})")
     if not found:
         return None
@@ -316,7 +316,7 @@ def continuous_extensions(entries, axis, budget: float = 5.0) -> str | None:
     return "; ".join(dict.fromkeys(found))
 
 
-def _name(symbol) -> str:
+def symbol_name(symbol) -> str:
     """A symbol's name as the user reads it (a Dummy prints with a leading underscore)."""
     return symbol.name if isinstance(symbol, sp.Symbol) else sp.sstr(symbol)
 

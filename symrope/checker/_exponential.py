@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 import sympy as sp
 
 from symrope.checker._continuity import (continuity_obstacle, continuous_extensions,
-                                         value_at_origin)
+                                         symbol_name, value_at_origin)
 from symrope.checker._structure import block_claim
 
 __all__ = ["ExponentialForm", "Exponentials", "NotExponential", "exponential_form", "recognise",
@@ -224,7 +224,7 @@ def _without_abs(blocks, axes, decide):
         if not even.proved:
             raise NotExponential(f"the entries are not proved even in |{axis}|")
         rewritten = [sp.ImmutableMatrix(b.xreplace({stand_in: axis})) for b in free]
-        facts.append(f"|{_name(axis)}| -> {_name(axis)} (every entry even in |{_name(axis)}|)")
+        facts.append(f"|{symbol_name(axis)}| -> {symbol_name(axis)} (every entry even in |{symbol_name(axis)}|)")
     return rewritten, facts, verdicts
 
 
@@ -247,7 +247,3 @@ def _at_origin(matrix, axes) -> sp.ImmutableMatrix:
     if value is None:
         raise NotExponential("the value at position 0 is undefined and has no limit")
     return value
-
-
-def _name(symbol) -> str:
-    return symbol.name if isinstance(symbol, sp.Symbol) else str(symbol)
