@@ -55,7 +55,7 @@ def alibi_nilpotent(d=2) -> Theorem:
                   rf"$(F(s) q')^\top (G(t) k') = q^\top k - m (s - t)$ with $q' = (q, 1, 0)$, "
                   rf"$k' = (k, 0, m)$, $d = {d}$",
                   hypotheses=["$s$, $t$ real", "$m > 0$ (the head's slope)"],
-                  statement_latex=r"(F(s)q')^{\mathsf T}(G(t)k') = q^{\mathsf T}k - m\,(s - t)")
+                  statement_latex=r"(F(s)q')^\top(G(t)k') = q^\top k - m\,(s - t)")
     thm.define("N", N, "the nilpotent generator on the two extra coordinates")
     thm.check(N * N, sp.zeros(2, 2), "$N$ is nilpotent", claim="N^2 = 0")
     thm.check((p * N).exp(), I2 + p * N, "the exponential series stops after the linear term",
