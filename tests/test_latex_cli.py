@@ -40,8 +40,8 @@ def test_writes_one_document_per_theorem_and_a_combined_one(tmp_path, registry, 
     assert sorted(p.name for p in tmp_path.iterdir()) == ["symrope-derivations.tex",
                                                           "tiny_demo.tex"]
     tex = (tmp_path / "tiny_demo.tex").read_text()
-    assert r"tiny 4\% demo" in tex and "n = 4" in tex
-    assert "proved, 1 checked steps" in capsys.readouterr().out
+    assert r"tiny 4\% demo" in tex and r"\texttt{n=4}" in tex
+    assert "proved, 1 checked step, 0 cited lemmas" in capsys.readouterr().out
 
 
 def test_pdf_is_compiled_and_reported(tmp_path, registry, capsys):

@@ -96,7 +96,7 @@ def _computed(step, shown_left: str, shown_right: str) -> list:
     if max(math_width(left), math_width(right)) > LINE_EM - 2:
         return []   # a matrix cannot be broken across lines
     return [Paragraph(words("SymPy gives")), Claim(left, "=", right,
-                                                    _entrywise(step.lhs, step.rhs))]
+                                                    _entrywise(step.lhs, step.rhs), True)]
 
 
 def _evidence(step, verdict) -> list:

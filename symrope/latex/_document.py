@@ -49,6 +49,7 @@ PREAMBLE = r"""\documentclass[11pt]{article}
   {\fitlast{\begin{aligned}&#1\\ &\quad #2 #3\end{aligned}}}}
 \newcommand{\stepeqor}[4]{\fitfirst{#1 #2 #3}%
   {\fitfirst{\begin{aligned}&#1\\ &\quad #2 #3\end{aligned}}{\fitlast{#4}}}}
+\let\sympygives\stepeq \let\sympygivesor\stepeqor
 % The margin mark of a step: what kind of evidence stands behind it.
 \newcommand{\stepmark}[2]{\marginpar{\raggedright\footnotesize\textbf{#1}\\[-0.2ex]#2}}
 % A step: its number, margin mark and body, kept on one page when it fits on one.
@@ -86,10 +87,12 @@ def _layouts(layouts) -> str:
 
 
 def _claim(claim: Claim) -> str:
+    # \sympygives is \stepeq by another name: a step's own claim is found by its macro
+    name = "sympygives" if claim.computed else "stepeq"
     if claim.fallback:
-        return (f"\\[\n\\stepeqor{{{claim.left}}}{{{claim.relation}}}{{{claim.right}}}"
+        return (f"\\[\n\\{name}or{{{claim.left}}}{{{claim.relation}}}{{{claim.right}}}"
                 f"{{{claim.fallback}}}\n\\]\n")
-    return f"\\[\n\\stepeq{{{claim.left}}}{{{claim.relation}}}{{{claim.right}}}\n\\]\n"
+    return f"\\[\n\\{name}{{{claim.left}}}{{{claim.relation}}}{{{claim.right}}}\n\\]\n"
 
 
 _SECTIONS = {1: "section", 2: "subsection", 3: "subsubsection"}

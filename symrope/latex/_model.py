@@ -163,6 +163,7 @@ class Claim:
     relation: str
     right: str
     fallback: str | None = None
+    computed: bool = False       # what SymPy computed ("SymPy gives"), not the step's claim
 
 
 @dataclass

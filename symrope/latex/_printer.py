@@ -1,4 +1,4 @@
-"""A SymPy LaTeX printer that escapes user names and shows big matrices by their structure.
+r"""A SymPy LaTeX printer that escapes user names and shows big matrices by their structure.
 
 It also keeps symrope's notation (``symrope/latex/_notation.py``): ``\ln`` for the natural
 logarithm, ``I`` for every identity matrix, ``^\top`` for the transpose, ``t - s`` rather than
@@ -42,7 +42,7 @@ _WORD = re.compile(r"[A-Za-z]+")
 
 
 def _written_math(text: str) -> str:
-    """The inside of a written name's subscript or argument list as math: Greek letters by
+    r"""The inside of a written name's subscript or argument list as math: Greek letters by
     name (``delta`` is ``\delta``), ``e`` and ``l`` renamed as for a variable."""
     return _WORD.sub(lambda m: _RENAMED.get(m.group(0)) or translate(m.group(0)), text)
 
@@ -112,13 +112,27 @@ class SafeLatexPrinter(LatexPrinter):
         # read off the leading coefficient instead (a matrix product is never its own negative).
         args = list(expr.args)
         sign = ""
-        if args and args[0].is_number and args[0].is_extended_negative:
+        lead = args[0] if args else None
+        if lead is not None and not isinstance(lead, sp.MatrixExpr) and \
+                (lead.is_extended_negative if lead.is_number else lead.could_extract_minus_sign()):
             sign = "- "
-            args = args[1:] if args[0] == -1 else [-args[0], *args[1:]]
+            args = args[1:] if lead == -1 else [-lead, *args[1:]]
         level = _precedence(expr)
         return sign + " ".join(
-            self._print(arg) if isinstance(arg, sp.Mul) and not isinstance(arg, MatMul)
-            else self.parenthesize(arg, level, False) for arg in args)
+            self._print(arg) if (isinstance(arg, sp.Mul) and not isinstance(arg, MatMul)) or
+            arg.is_Rational else self.parenthesize(arg, level, False) for arg in args)
+
+    def _print_MatAdd(self, expr):
+        # a - b, not SymPy's a + -b; and a sum starts with a positive term when it has one
+        terms = [self._print(term) for term in expr.args]
+        positive = [t for t in terms if not t.startswith("-")]
+        if positive and terms[0].startswith("-"):
+            terms.remove(positive[0])
+            terms.insert(0, positive[0])
+        out = terms[0]
+        for term in terms[1:]:
+            out += " - " + term[1:].lstrip() if term.startswith("-") else " + " + term
+        return out
 
     def _print_Identity(self, expr):
         return "I"   # one identity symbol whatever the size (SymPy writes \mathbb{I})

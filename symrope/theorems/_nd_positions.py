@@ -67,8 +67,7 @@ def nd_commuting_generators_relative(n=3) -> Theorem:
                   r"$F = G$: the score $G(s)^\top G(t) = \exp(-A(s)) \exp(A(t))$ is a function "
                   r"of $t - s$ for all $s, t \in \mathbb{R}^2$ if and only if $X_1 X_2 = X_2 X_1$, "
                   r"and then it is $\exp(A(t - s))$. Without skewness the claim is false (one axis, "
-                  r"$X = 1$: the score is $e^{s+t}$). Cited: the exponent law for commuting "
-                  r"matrices and the transpose of the series.",
+                  r"$X = 1$: the score is $e^{s+t}$).",
                   hypotheses=[r"$X_1^\top = -X_1$, $X_2^\top = -X_2$",
                               r"$s, t \in \mathbb{R}^2$", "$F = G$"],
                   statement_latex=r"X_j^\top = -X_j:\ G(s)^\top G(t) = e^{-A(s)} e^{A(t)} = "
@@ -93,7 +92,7 @@ def nd_commuting_generators_relative(n=3) -> Theorem:
     thm.cite(r"$\exp(B) \exp(C) = \exp(B + C)$ when $B C = C B$", MATHLIB_EXP_ADD,
              "the exponential of commuting matrices is the product of their exponentials")
     thm.check(A(t1, t2) - A(s1, s2), A(t1 - s1, t2 - s2), "$A$ is linear in the position",
-              claim="A(t) - A(s) = A(t - s)")
+              claim="A(t) - A(s) = A(t - s)", display=("A(t) - A(s)", "A(t - s)"))
 
     # Necessity: the sigma tau coefficient at s = (sigma, 0), t = (0, tau).
     thm.cite(r"$e^B = I + B + B^2/2$ + (terms of degree $\ge 3$ in $B$); so the coefficient of "

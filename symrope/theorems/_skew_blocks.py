@@ -122,8 +122,7 @@ def skew_blocks_axis(explicit=False):
         r"For the cross-product matrix $X = [(a, b, c)]_\times$: $Q = [u \mid n \times u \mid "
         r"n]$ is orthogonal, $Q^\top X Q = \omega J \oplus 0$ with "
         r"$\omega = \sqrt{a^2 + b^2 + c^2}$, and $e^{pX} = Q \operatorname{diag}(R(p \omega), 1) "
-        r"Q^\top$, for every real axis (the axes $(0, 0, c)$ with their own $Q$); the family of "
-        r"$3 \times 3$ instances of the real normal form, which is cited for every $X$",
+        r"Q^\top$, for every real axis (the axes $(0, 0, c)$ with their own $Q$)",
         hypotheses=["$a$, $b$, $c$, $p$ real",
                     r"generic axis: $a^2 + b^2 > 0$ ($Q$ divides by $\sqrt{a^2 + b^2}$); the "
                     r"axes $(0, 0, c)$ are the separate cases at the end -- no single continuous "
