@@ -228,7 +228,8 @@ def theorem_document(report: ProofReport, kernel: dict | None = None) -> str:
     return write_latex(theorem_derivation(report, kernel))
 
 
-def combined_document(reports: Iterable[ProofReport], kernels=None) -> str:
+def combined_document(reports: Iterable[ProofReport],
+                      kernels: Iterable[dict | None] | None = None) -> str:
     r"""One standalone ``.tex`` document: a notation section, every derivation, and a closing
     table of verdicts (``kernels``: one ``--kernel coq`` summary per report, or None).
 

@@ -98,7 +98,8 @@ class SafeLatexPrinter(LatexPrinter):
                     return [term] + terms[:index] + terms[index + 1:]
         return terms
 
-    def parenthesize(self, item, level, is_neg=False, strict=False):
+    def parenthesize(self, item: Any, level: int, is_neg: bool = False,
+                     strict: bool = False) -> str:
         inner = _precedence(item)
         if is_neg and strict:
             return self._add_parens(self._print(item))

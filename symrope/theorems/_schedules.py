@@ -136,7 +136,7 @@ def schedule_keeps_relative(rope_type="llama3", d=8) -> Theorem:
                   r"$R_\omega(s)^\top R_\omega(t) = R_\omega(t - s)$ and "
                   r"$R_\omega(p)^\top R_\omega(p) = I$ for every real $s$, $t$, $p$",
                   hypotheses=["the frequencies do not depend on the position or the length (the "
-                              "schedule's frequency function takes no position)"],
+                              "schedule's frequency function takes no position; not checked)"],
                   statement_latex=r"R_\omega(s)^\top R_\omega(t) = R_\omega(t - s),\quad "
                                   r"R_\omega(p)^\top R_\omega(p) = I")
     thm.define("omega_i", sp.Matrix(omega), f"the {rope_type} schedule as the audit computes it, "
