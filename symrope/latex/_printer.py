@@ -248,8 +248,10 @@ def math_latex(expr: object, **settings: Any) -> str:
     >>> from symrope.latex import math_latex
     >>> math_latex(sp.Symbol("omega_0") * sp.Symbol("p"))
     '\\omega_{0} p'
-    >>> math_latex(sp.MatrixSymbol("R_{t-s}", 4, 4).T * sp.MatrixSymbol("H'(d+e)", 4, 4))
-    "R_{t-s}^{\\top} H'(d+e)"
+    >>> math_latex(sp.MatrixSymbol("R_{t-s}", 4, 4).T * sp.MatrixSymbol("H'(delta+u)", 4, 4))
+    "R_{t-s}^{\\top} H'(\\delta+u)"
+    >>> math_latex(sp.Symbol("t") - sp.Symbol("s")), math_latex(sp.log(sp.Symbol("x")))
+    ('t - s', '\\ln{\\left(x \\right)}')
     >>> math_latex(sp.Symbol(r"\input{x}"))
     '\\backslash{}\\text{input}\\{\\text{x}\\}'
     >>> J = sp.Matrix([[0, -1], [1, 0]])
