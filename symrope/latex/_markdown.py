@@ -49,7 +49,7 @@ def _display(body: str) -> str:
 
 def _block(block) -> str:
     if isinstance(block, Heading):
-        return "#" * (block.level + 1) + " " + _text(block.text) + "\n"
+        return "#" * block.level + " " + _text(block.text) + "\n"
     if isinstance(block, Paragraph):
         lead = f"**{markdown_text(block.lead)}** " if block.lead else ""
         return lead + _text(block.text) + "\n"
