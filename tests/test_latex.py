@@ -446,3 +446,29 @@ def test_a_two_axis_check_report_states_a_commuting_two_parameter_group(tmp_path
     require_tool("pdflatex")
     pdf, log = _compile_and_read(tmp_path, "rope_2d_mixed", tex)
     assert latex_errors(log) == [] and overfull_boxes(log) == []
+
+
+def test_kernel_data_and_certificates_are_rendered_when_present(sample_report):
+    # coq's whole-theorem statement with its hypotheses, and certify's enclosure of a
+    # refutation's difference: shown when the data is there, through documented keys only
+    import dataclasses
+
+    from symrope.engine._proof import ProofReport, StepResult
+
+    kernel = {"system": "coq", "checked": 2, "checked_steps": 3, "trivial": 1,
+              "theorem": {"checked": True, "hypotheses": ["0 < theta", "forall s t : R, True"]}}
+    results = []
+    for result in sample_report.results:
+        if result.verdict is not None and result.verdict.status == "refuted":
+            details = {"certificate": {"enclosure": ["0.25", "0.5"], "precision": 212}}
+            result = StepResult(result.step, dataclasses.replace(result.verdict,
+                                                                 details=details), True)
+        results.append(result)
+    report = ProofReport(sample_report.theorem, results, sample_report.seconds)
+    tex = theorem_document(report, kernel)
+    assert "kernel-checked by Coq under these hypotheses" in tex
+    assert r"\texttt{0 {\ttfamily\char60} theta}" in tex  # "<" from the typewriter font
+    assert "Coq kernel & 2 of 3 checked steps kernel-checked (1 trivial)" in tex
+    assert r"\in [0.25,\ 0.5]" in tex and "ball arithmetic at 212 bits" in tex
+    markdown = report_markdown(report, kernel=kernel)
+    assert "`0 < theta`" in markdown and "212 bits" in markdown
