@@ -174,7 +174,7 @@ def write_latex(document: Document) -> str:
     if document.contents:
         out += [rf"\title{{{_text(document.title)}}}", r"\date{}", r"\maketitle"]
         out += [_block(block) for block in document.front]
-        out.append(r"\tableofcontents")
+        out.append(r"{\setlength{\parskip}{0pt}\tableofcontents}")
     else:
         out.append(rf"\section*{{{_text(document.title)}}}")
         out += [_block(block) for block in document.front]
