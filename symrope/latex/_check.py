@@ -23,7 +23,7 @@ import sympy as sp
 from symrope.checker import CheckReport
 from symrope.latex._derivation import plural, versions
 from symrope.latex._document import write_latex
-from symrope.latex._layout import chain_layouts, side_by_side
+from symrope.latex._layout import LINE_EM, chain_layouts, display_layouts, math_width, side_by_side
 from symrope.latex._model import (Claim, Display, Document, Heading, ItemList, Paragraph, code,
                                   join, math, strong, words)
 from symrope.latex._printer import math_latex
@@ -87,6 +87,19 @@ def _approx(value) -> str:
         return ""
     mantissa, _, exponent = f"{float(number):.6g}".partition("e")
     return r" \approx " + mantissa + (rf" \cdot 10^{{{int(exponent)}}}" if exponent else "")
+
+
+def _value(value) -> str:
+    """A reported number: exact and approximate, or only approximate when the exact form would
+    not fit a line (the JSON report carries it)."""
+    exact, approx = _math(value), _approx(value)
+    if approx and math_width(exact) > LINE_EM / 2:
+        return approx.strip()
+    return exact + approx
+
+
+def _first_key(point: dict, *keys: str) -> str:
+    return next((key for key in keys if key in point), keys[0])
 
 
 def _vector(value) -> str:
@@ -268,25 +281,27 @@ def _counterexample(name: str, point: dict) -> list:
     out: list = []
     if name == "translation_invariance" and {"s", "t"} <= point.keys():
         where = rf"s = {_math(point['s'])},\quad t = {_math(point['t'])}"
+        # the keys of a linear encoding's report, or (second) of one decided on the score
         if "u" in point:
             where += rf",\quad u = {_math(point['u'])}"
-            other, key = "a(s + u, t + u)", "score_at_s_plus_u_t_plus_u"
+            other = "a(s + u, t + u)"
+            key = _first_key(point, "score_at_s_plus_u_t_plus_u", "score_at_(s_+_u,_t_+_u)")
         else:
-            other, key = "a(0, t - s)", "score_at_0_t_minus_s"
+            other = "a(0, t - s)"
+            key = _first_key(point, "score_at_0_t_minus_s", "score_at_(0,_t_-_s)")
+        here = _first_key(point, "score_at_s_t", "score_at_(s,_t)")
         out += [Paragraph(join("At the exact point", basis_note, ":")),
                 Display((where + (r",\quad " + where_contents if contents else ""),)),
                 Paragraph(words("the score depends on the positions themselves, not only on "
                                 "their offset:")),
-                Display(side_by_side(rf"a(s, t) = {_math(point.get('score_at_s_t'))}"
-                                     rf"{_approx(point.get('score_at_s_t'))}",
-                                     rf"{other} = {_math(point.get(key))}"
-                                     rf"{_approx(point.get(key))}"))]
+                Display(side_by_side(rf"a(s, t) = {_value(point.get(here))}",
+                                     rf"{other} = {_value(point.get(key))}"))]
     elif name == "identity_at_zero" and "p" in point:
-        value = point.get("score", point.get("score_at_(p,_p)"))
+        value = point.get(_first_key(point, "score", "score_at_(p,_p)"))
         out += [Paragraph(join("At the exact point", basis_note, ":")),
                 Display((rf"p = {_math(point['p'])}" +
                          (r",\quad " + where_contents if contents else ""),)),
-                Display(side_by_side(rf"a(p, p) = {_math(value)}{_approx(value)}",
+                Display(side_by_side(rf"a(p, p) = {_value(value)}",
                                      rf"q^\top k = "
                                      rf"{_math(point.get('x_dot_y', point.get('x^T_y')))}"))]
     elif name == "continuity" and "entry" in point:
@@ -338,6 +353,10 @@ def _assumption(number: int, name: str, entry: dict, setting: _Setting) -> list:
         out += [Paragraph(words("Claim:")), claim]
     if verdict == "proved" and isinstance(entry.get("proof"), dict):
         out += _proof(name, entry["proof"], setting)
+    if name == "linearity" and verdict != "proved":
+        out.append(Paragraph(join("So the other assumptions are decided on the score ",
+                                  math("a(s, t)"), " itself, for symbolic contents ",
+                                  math("q, k"), ".")))
     elif verdict == "undecided":
         out.append(Paragraph(join("Undecided: ", code(str(entry.get("evidence") or "")), "."),
                              small=True))
@@ -375,7 +394,7 @@ def _generator(generator: dict, setting: _Setting) -> list:
                      r"\right),\quad " + r",\quad ".join(
                          f"{n} = {m}" for n, m in zip([n for n in names if n != r"\ldots"],
                                                       shown)))
-        out.append(Display((whole, per_block)))
+        out.append(Display((whole, *display_layouts(per_block)[1:])))
         if len(blocks) > _BLOCKS_SHOWN:
             out.append(Paragraph(words(f"{len(blocks)} blocks in all; the JSON report lists "
                                        "every one."), small=True))
@@ -502,7 +521,9 @@ def check_derivation(check_report) -> Document:
     if isinstance(data.get("classification"), dict):
         blocks += _classification(data["classification"], setting)
     blocks += _hazards(data)
-    notes = [note for note in data.get("notes") or [] if note]
+    # "not linear: decided on the score ..." is said by the assumption sections themselves
+    notes = [note for note in data.get("notes") or []
+             if note and not str(note).startswith("not linear:")]
     if notes:
         blocks += [Heading(words("Notes"), level=2),
                    ItemList([code(str(note)) for note in notes])]

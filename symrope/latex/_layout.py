@@ -199,8 +199,8 @@ def math_width(latex: str, scale: float = 1.0) -> float:
 
 
 _SEPARATOR = re.compile(r"\\q?quad(?![A-Za-z])")
-_OPEN = re.compile(r"\\left(?![A-Za-z])|\\begin\{|\{")
-_CLOSE = re.compile(r"\\right(?![A-Za-z])|\\end\{|\}")
+_OPEN = re.compile(r"\\left(?![A-Za-z])|\\begin\{[^}]*\}|\{")
+_CLOSE = re.compile(r"\\right(?![A-Za-z])|\\end\{[^}]*\}|\}")
 
 
 def split_top_level(latex: str, separator: re.Pattern = _SEPARATOR) -> list[str]:
@@ -212,6 +212,8 @@ def split_top_level(latex: str, separator: re.Pattern = _SEPARATOR) -> list[str]
     >>> from symrope.latex._layout import split_top_level
     >>> split_top_level(r"a = b,\quad \left(c \quad d\right),\qquad e^{x \quad y}")
     ['a = b,', '\\left(c \\quad d\\right),', 'e^{x \\quad y}']
+    >>> split_top_level(r"\begin{matrix}a \quad b\end{matrix},\quad c")
+    ['\\begin{matrix}a \\quad b\\end{matrix},', 'c']
     """
     parts, depth, start, position = [], 0, 0, 0
     while position < len(latex):

@@ -151,4 +151,10 @@ def method_phrase(method: str | None) -> str:
         ", ".join(rewrites[:-1]) + " and " + rewrites[-1]
     if templates:
         phrase += " (" + "; ".join(templates) + ")"
-    return phrase
+    return _TYPOGRAPHIC.sub(lambda m: _SIGNS[m.group(0)], phrase)
+
+
+# The engine names a few rewrites with ASCII signs ("sinc(u) -> sin(u)/u where u != 0"): a
+# derivation prints the signs themselves.
+_SIGNS = {"->": "→", "!=": "≠", "<=": "≤", ">=": "≥"}
+_TYPOGRAPHIC = re.compile("|".join(re.escape(sign) for sign in _SIGNS))
