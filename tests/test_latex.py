@@ -472,3 +472,18 @@ def test_kernel_data_and_certificates_are_rendered_when_present(sample_report):
     assert r"\in [0.25,\ 0.5]" in tex and "ball arithmetic at 212 bits" in tex
     markdown = report_markdown(report, kernel=kernel)
     assert "`0 < theta`" in markdown and "212 bits" in markdown
+
+
+@pytest.mark.parametrize("name", ["identical_damping", "absolute_sinusoidal", "floor_bucketed"])
+def test_check_reports_are_mathematics_without_python(name):
+    # a refuted linear encoding, one decided on the score, one with a jump: the document model
+    # has no Python in it and one symbol per concept (q, k contents; b_i basis vectors; a(s, t))
+    from symrope.checker import check
+    from symrope.checker._zoo import zoo_encoding
+    from symrope.latex._check import check_derivation
+    from symrope.latex._notation import notation_conflicts, python_leaks
+
+    document = check_derivation(check(zoo_encoding(name)))
+    assert python_leaks(document) == [] and notation_conflicts(document) == []
+    tex = check_report_document(check(zoo_encoding(name)))
+    assert "e_{0}" not in tex and "x^{" not in tex   # neither e_0 nor x as a content vector
