@@ -487,3 +487,19 @@ def test_check_reports_are_mathematics_without_python(name):
     assert python_leaks(document) == [] and notation_conflicts(document) == []
     tex = check_report_document(check(zoo_encoding(name)))
     assert "e_{0}" not in tex and "x^{" not in tex   # neither e_0 nor x as a content vector
+
+
+def test_lift_hazards_and_attention_factor_are_typeset_when_reported(tmp_path):
+    # what a lift may add to the check report: position casts with where they are, and the
+    # attention factor's verdict (rendered from whatever of the documented keys is present)
+    data = {"encoding": "lifted", "verdict": "proved", "assumptions": {},
+            "lift": {"hazards": [{"file": "model.py", "line": 12,
+                                  "what": "positions cast to bfloat16"}, "inv_freq.to(bf16)"],
+                     "attention_factor": {"verdict": "refuted",
+                                          "text": "1.0 where the config says 1.1386"}}}
+    tex = check_report_document(data)
+    assert r"\subsection*{Precision hazards}" in tex and "model.py:12" in tex
+    assert "positions cast to bfloat16" in tex and r"\textbf{Attention factor.}" in tex
+    require_tool("pdflatex")
+    pdf, log = _compile_and_read(tmp_path, "lifted", tex)
+    assert latex_errors(log) == [] and "model.py:12" in pdf_text(pdf)
