@@ -503,3 +503,23 @@ def test_lift_hazards_and_attention_factor_are_typeset_when_reported(tmp_path):
     require_tool("pdflatex")
     pdf, log = _compile_and_read(tmp_path, "lifted", tex)
     assert latex_errors(log) == [] and "model.py:12" in pdf_text(pdf)
+
+
+def test_the_latex_package_has_no_import_cycle():
+    # _document -> _prose -> _markdown -> _document was one; every module now imports downward
+    from pathlib import Path
+
+    import symrope.latex as package
+
+    graph = {}
+    for path in Path(package.__file__).parent.glob("_*.py"):
+        code = "\n".join(line for line in path.read_text().splitlines()
+                         if not line.strip().startswith(">>>"))
+        graph[path.stem] = set(re.findall(r"from symrope\.latex\.(_\w+) import", code)) - \
+            {path.stem}
+
+    def reaches(start, target, seen=()):
+        return any(n == target or (n not in seen and reaches(n, target, (*seen, n)))
+                   for n in graph.get(start, ()))
+
+    assert [name for name in graph if reaches(name, name)] == []
