@@ -12,6 +12,9 @@ of $F$ and $G$ and $X_j$ of $H$ (axes counted from 1), $b_i$ the $i$-th standard
 (coordinates counted from 1). Exact values arrive as SymPy strings; they are parsed back
 exactly and printed with :class:`SafeLatexPrinter`, and anything that does not parse is shown
 as literal text, so no report can break the document.
+
+(Over 500 lines on purpose: each proof route and counterexample kind of the checker is typeset
+here, beside the report keys it reads, so a change to the report's shape has one place to go.)
 """
 
 from __future__ import annotations
