@@ -34,6 +34,9 @@ exclude_patterns = ["_build", "README.md", "Thumbs.db", ".DS_Store"]
 imgmath_image_format = "svg"
 imgmath_embed = True
 imgmath_font_size = 14
+# Inline formulas sit on the text's baseline: the preview package (texlive-latex-extra) reports
+# each formula's depth, and imgmath lowers the image by it.
+imgmath_use_preview = True
 
 myst_enable_extensions = ["dollarmath", "colon_fence", "deflist"]
 myst_heading_anchors = 3

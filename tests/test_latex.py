@@ -1,4 +1,6 @@
-"""LaTeX derivations: escaping, block structure, hooks, standalone documents that compile."""
+"""LaTeX derivations: escaping, block structure, hooks, standalone documents that compile, check
+reports, and the notation and Python-leak detectors (one file over 500 lines: the sections share
+the sample reports' fixtures, proved once per module)."""
 
 from __future__ import annotations
 
@@ -159,12 +161,15 @@ def test_document_structure(sample_report):
     assert r"\documentclass[11pt]{article}" in tex and "standalone" not in tex
     packages = set(re.findall(r"\\usepackage(?:\[[^\]]*\])?\{([^}]*)\}", tex))
     assert packages == {"inputenc", "geometry", "amsmath,amssymb", "graphicx", "hyperref"}
-    assert tex.count(r"\steplabel{") == len(sample_report.results) == 5
-    assert tex.count(r"\stepeq{") == 4  # definitions and checked steps; the cited lemma is prose
+    assert tex.count(r"\symropestep{") == len(sample_report.results) == 5
+    # the definition and the three checked steps; the cited lemma is prose
+    assert tex.count(r"\stepeq{") + tex.count(r"\stepeqor{") == 4
     assert r"\stepmark{cited [1]}" in tex and r"\stepmark{$\checkmark$ checked}" in tex
     assert r"\stepmark{$\times$ refuted}" in tex
     assert f"SymPy version & {sp.__version__}" in tex
     assert f"symrope version & {symrope.__version__}" in tex
+    # timings are in the summary table only, never beside a step
+    assert tex.count(r"\,s") + len(re.findall(r"\d s[)\\]", tex)) <= 1
 
 
 def test_theorem_document_compiles_and_shows_every_step(tmp_path, sample_report):
@@ -185,9 +190,13 @@ def test_refuted_step_renders_its_counterexample(tmp_path, sample_report):
     assert len(refuted) == 1
     point = refuted[0].verdict.counterexample
     tex = theorem_document(sample_report)
-    section = tex[tex.index("a tempting but wrong rearrangement"):]
+    section = tex[tex.index("A tempting but wrong rearrangement"):]
     for symbol, value in point.items():
         assert f"{sp.latex(symbol)} = {sp.latex(value)}" in section
+    # a false claim is stated as a claim, with "=", never as a true-looking "!=" beside it
+    assert r"\textbf{Claim (false):}" in section and r"\neq" not in section
+    entry = refuted[0].verdict.entry  # counted from 1 in the document, as g_11 is
+    assert "entry (" + ", ".join(str(i + 1) for i in entry) + ")" in section
 
 
 def test_failed_steps_are_marked_failed(tmp_path):
@@ -197,7 +206,7 @@ def test_failed_steps_are_marked_failed(tmp_path):
     report = theorem.prove()
     assert report.verdict == "refuted"
     tex = theorem_document(report)
-    assert r"\stepmark{FAILED: refuted}{expected proved}" in tex and r"\neq" in tex
+    assert r"\stepmark{FAILED: refuted}{expected proved}" in tex and "Counterexample" in tex
     assert r"\textbf{REFUTED.}" in tex
 
 
@@ -223,9 +232,13 @@ def _files_read(log: str) -> str:
 def test_combined_document_has_contents_and_a_table_of_verdicts(tmp_path, sample_report,
                                                                  nasty_report):
     tex = combined_document([sample_report, nasty_report])
-    assert r"\tableofcontents" in tex and tex.count(r"\section[") == 2
-    assert r"\section{Summary of all theorems}" in tex
-    assert "2 of 2 theorems proved" in tex
+    # the notation section, the two theorems, the summary
+    assert r"\tableofcontents" in tex and tex.count(r"\section[") == 4
+    assert r"\section[\texorpdfstring{Notation}" in tex
+    assert r"{Summary of all theorems}" in tex and "2 of 2 theorems proved" in tex
+    # one symbol table per document (not one per theorem)
+    assert tex.count(r"\section[\texorpdfstring{Notation}") == 1
+    assert r"\subsection*{Notation}" not in tex
 
 
 def test_compile_pdf_reports_the_first_latex_error(tmp_path):
@@ -252,7 +265,9 @@ def test_check_report_document_typesets_claims_counterexamples_and_generator(tmp
             return {"encoding": "xpos_like", "dim": 2, "position_dims": 1, "verdict": "refuted",
                     "assumptions": {
                         "linearity": {"verdict": "proved", "counterexample": None,
-                                      "evidence": "F(p)^T G(p) != I"},
+                                      "evidence": "F(p)^T G(p) != I (a terminal sentence)",
+                                      "proof": {"route": "matrices", "blocks": 1, "sizes": [2],
+                                                "methods": ["identical"]}},
                         "translation_invariance": {
                             "verdict": "refuted",
                             "counterexample": {"s": "1", "t": "3", "x": "e_0", "y": "e_1",
@@ -270,14 +285,17 @@ def test_check_report_document_typesets_claims_counterexamples_and_generator(tmp
                     "seconds": 0.5}
     tex = check_report_document(FakeCheckReport())
     assert r"\frac{1}{2}" in tex and r"\sin{\left(2 \right)}" in tex   # exact values as math
-    assert r"\ensuremath{^{\top}}" in tex and r"\ensuremath{\neq}" in tex  # prose carets typeset
+    # typeset from the structured proof, not the terminal's evidence sentence
+    assert "a terminal sentence" not in tex and "same 1 block of size 2" in tex
+    assert "q = b_{1}" in tex and "k = b_{2}" in tex   # basis vectors from 1, not e_0
     require_tool("pdflatex")
     pdf, log = _compile_and_read(tmp_path, "check", tex)
     assert latex_errors(log) == []
     text = squeeze(pdf_text(pdf))
     for fragment in ["1.Linearity:proved", "2.Translationinvariance:refuted",
                      "4.Continuity:undecided", "≈0.909297", "≈−0.416147",
-                     "Dampedrotationplanes(1)", "oncoordinates0,1"]:
+                     "Dampedrotationplanes(1)", "oncoordinates1and2",
+                     "aone-parametergroup", "symropecheck--latex"]:
         assert fragment in text, fragment
     assert "'" not in text and "**" not in text
 
@@ -293,11 +311,13 @@ def test_report_markdown_escapes_names_and_keeps_the_math(nasty_report, sample_r
     page = report_markdown(nasty_report)
     first = page.splitlines()[0]
     assert first.startswith("# ") and "$" not in first.replace(r"\$", "")
-    assert r"\input" not in page.replace(r"\\input", "")
+    # the name is a code span (literal in Markdown), never markup
+    assert page.count("`" + NASTY + "`") == 1
+    assert r"\input" not in page.replace(r"\\input", "").replace("`" + NASTY + "`", "")
     page = report_markdown(sample_report)
-    # statement, definition, three checks, counterexample: one display each
+    # statement, definition, three claims, counterexample: one display each
     assert page.count("$$") == 2 * 6
-    assert r"✓ machine\-checked" in page and "cited lemma" in page
+    assert r"✓ checked: machine\-checked identity" in page and "cited \\[1\\]" in page
 
 
 def test_markdown_page_shows_a_hostile_name_literally(nasty_report):
@@ -308,8 +328,12 @@ def test_markdown_page_shows_a_hostile_name_literally(nasty_report):
     heading = tokens[tokens.index(next(t for t in tokens if t.type == "heading_open")) + 1]
     assert heading.children and all(child.type == "text" for child in heading.children)
     assert "".join(child.content for child in heading.children) == NASTY
-    inline_math = [c for t in tokens if t.children for c in t.children if "math" in c.type]
-    assert inline_math == []  # "$x$" in the name did not become math
+    inline_math = [c.content for t in tokens if t.children for c in t.children
+                   if "math" in c.type]
+    assert "x" not in inline_math  # "$x$" in the name did not become math
+    code = [c.content for t in tokens if t.children for c in t.children
+            if c.type == "code_inline"]
+    assert NASTY in code  # the identifier line shows it literally
     assert sum(t.type == "math_block" for t in tokens) == 6  # the displays are math blocks
 
 
@@ -330,9 +354,174 @@ def test_a_shifted_translation_counterexample_shows_the_shifted_score():
 
     point = {"s": "-3", "t": "5/2", "u": "7", "score_at_s_t": "1/2",
              "score_at_s_plus_u_t_plus_u": "1/3"}
-    text = "\n".join(_counterexample("translation_invariance", point))
-    assert r"u = 7" in text and r"F(s + u)^{\top} G(t + u)" in text
-    assert r"\frac{1}{3}" in text and "F(0)" not in text
-    plain = "\n".join(_counterexample("translation_invariance", {
+    text = _math_of(_counterexample("translation_invariance", point))
+    assert r"u = 7" in text and "a(s + u, t + u)" in text
+    assert r"\frac{1}{3}" in text and "a(0" not in text
+    plain = _math_of(_counterexample("translation_invariance", {
         "s": "1", "t": "2", "score_at_s_t": "0", "score_at_0_t_minus_s": "1"}))
-    assert r"F(0)^{\top} G(t - s)" in plain and "u =" not in plain
+    assert "a(0, t - s)" in plain and "u =" not in plain
+
+
+def _math_of(blocks) -> str:
+    from symrope.latex._model import Display, Paragraph
+
+    return "\n".join(block.layouts[0] if isinstance(block, Display) else
+                     "".join(span.value for span in block.text)
+                     for block in blocks if isinstance(block, (Display, Paragraph)))
+
+
+# --- notation and Python leaks: the checks themselves can fail -------------------------------------
+
+@pytest.mark.parametrize("math, rule", [
+    (r"H(d) = e^{dX}", "offset written d"),
+    (r"\log(x)", r"\ln"),
+    (r"\mathbb{I}", "identity is I"),
+    (r"A^{\mathsf T}", r"^\top"),
+    (r"A^T B", r"^\top"),
+    (r"e^{x} = \int_0^e h", "Euler"),
+    (r"q^\top H(-l) k", r"\ell"),
+    (r"q^\top k + J^{2k}", "k is the key vector"),
+    (r"\mathrm{diag}(a, b)", r"\operatorname{diag}"),
+])
+def test_notation_conflicts_are_found(math, rule):
+    from symrope.latex._model import Document, Paragraph, math as math_span
+    from symrope.latex._notation import notation_conflicts
+
+    found = notation_conflicts(Document((), [Paragraph(math_span(math))], "t"))
+    assert any(rule in conflict for conflict in found), found
+
+
+def test_notation_accepts_what_it_prescribes():
+    from symrope.latex._model import Document, Paragraph, math as math_span, words
+    from symrope.latex._notation import notation_conflicts
+
+    document = Document((), [Paragraph(math_span(r"q^\top H(\delta) k = e^{\delta X} q^\top k,"
+                                                 r"\ \ln \varepsilon,\ X_j^\top,\ J^{2m}")),
+                             Paragraph(words("a 2 by 2 matrix"))], "t")
+    assert notation_conflicts(document) == []
+
+
+@pytest.mark.parametrize("span, kind", [
+    (r"\mathrm{inv\_freq}(d)", "math"), (r"\text{tolerance} = \text{None}", "math"),
+    ("see exponential_form", "words"), ("symrope.schedules.inv_freq", "words"),
+    ("explicit=False", "words")])
+def test_python_leaks_are_found(span, kind):
+    from symrope.latex._model import Document, Paragraph, math as math_span, words
+    from symrope.latex._notation import python_leaks
+
+    text = math_span(span) if kind == "math" else words(span)
+    assert python_leaks(Document((), [Paragraph(text)], "t")) != []
+
+
+def test_a_claim_with_identical_sides_is_never_displayed_as_one():
+    # a user theorem whose sides are equal as built: the value is shown once, with its claim
+    x = sp.Symbol("x", real=True)
+    theorem = symrope.Theorem("trivial", "a limit")
+    theorem.check(sp.limit(sp.sin(x) / x, x, 0), 1, "the limit, evaluated while building")
+    tex = theorem_document(theorem.prove())
+    assert r"\stepeq{1}{=}{1}" not in tex and "evaluates both of its sides to" in tex
+
+
+def test_displays_are_never_scaled_below_85_percent():
+    assert r"\fitmath" not in PREAMBLE and r"\scalebox{0.85}" in PREAMBLE
+    assert "resizebox" in PREAMBLE.split(r"\newcommand{\fitlast}")[1].split("\n%")[0]
+    # the only other resize: to the line width, and only when 85 % would not fit
+    assert PREAMBLE.count("resizebox") == 1
+
+
+# --- check reports from structured evidence ---------------------------------------------------------
+
+def test_a_two_axis_check_report_states_a_commuting_two_parameter_group(tmp_path):
+    from symrope.checker import check
+    from symrope.checker._zoo import zoo_encoding
+
+    report = check(zoo_encoding("rope_2d_mixed"))
+    data = report.to_dict()
+    assert data["assumptions"]["translation_invariance"]["proof"]["route"] == "exponential"
+    tex = check_report_document(report)
+    assert "two-parameter commuting group" in tex and "one-parameter" not in tex
+    assert r"\exp\left(\delta_{1} X_1 + \delta_{2} X_2\right)" in tex
+    # no terminal sentence (exp(-s.B), dF/dp_k, "block(s)") reaches the document
+    for terminal in ("s.B", "dF/dp", "block(s)", "(identical)"):
+        assert terminal not in tex, terminal
+    assert r"symrope check -{}-latex" in tex and "symrope latex (" not in tex
+    require_tool("pdflatex")
+    pdf, log = _compile_and_read(tmp_path, "rope_2d_mixed", tex)
+    assert latex_errors(log) == [] and overfull_boxes(log) == []
+
+
+def test_kernel_data_and_certificates_are_rendered_when_present(sample_report):
+    # coq's whole-theorem statement with its hypotheses, and certify's enclosure of a
+    # refutation's difference: shown when the data is there, through documented keys only
+    import dataclasses
+
+    from symrope.engine._proof import ProofReport, StepResult
+
+    kernel = {"system": "coq", "checked": 2, "checked_steps": 3, "trivial": 1,
+              "theorem": {"checked": True, "hypotheses": ["0 < theta", "forall s t : R, True"]}}
+    results = []
+    for result in sample_report.results:
+        if result.verdict is not None and result.verdict.status == "refuted":
+            details = {"certificate": {"enclosure": ["0.25", "0.5"], "precision": 212}}
+            result = StepResult(result.step, dataclasses.replace(result.verdict,
+                                                                 details=details), True)
+        results.append(result)
+    report = ProofReport(sample_report.theorem, results, sample_report.seconds)
+    tex = theorem_document(report, kernel)
+    assert "kernel-checked by Coq under these hypotheses" in tex
+    assert r"\texttt{0 {\ttfamily\char60} theta}" in tex  # "<" from the typewriter font
+    assert "Coq kernel & 2 of 3 checked steps kernel-checked (1 trivial)" in tex
+    assert r"\in [0.25,\ 0.5]" in tex and "ball arithmetic at 212 bits" in tex
+    markdown = report_markdown(report, kernel=kernel)
+    assert "`0 < theta`" in markdown and "212 bits" in markdown
+
+
+@pytest.mark.parametrize("name", ["identical_damping", "absolute_sinusoidal", "floor_bucketed"])
+def test_check_reports_are_mathematics_without_python(name):
+    # a refuted linear encoding, one decided on the score, one with a jump: the document model
+    # has no Python in it and one symbol per concept (q, k contents; b_i basis vectors; a(s, t))
+    from symrope.checker import check
+    from symrope.checker._zoo import zoo_encoding
+    from symrope.latex._check import check_derivation
+    from symrope.latex._notation import notation_conflicts, python_leaks
+
+    document = check_derivation(check(zoo_encoding(name)))
+    assert python_leaks(document) == [] and notation_conflicts(document) == []
+    tex = check_report_document(check(zoo_encoding(name)))
+    assert "e_{0}" not in tex and "x^{" not in tex   # neither e_0 nor x as a content vector
+
+
+def test_lift_hazards_and_attention_factor_are_typeset_when_reported(tmp_path):
+    # what a lift may add to the check report: position casts with where they are, and the
+    # attention factor's verdict (rendered from whatever of the documented keys is present)
+    data = {"encoding": "lifted", "verdict": "proved", "assumptions": {},
+            "lift": {"hazards": [{"file": "model.py", "line": 12,
+                                  "what": "positions cast to bfloat16"}, "inv_freq.to(bf16)"],
+                     "attention_factor": {"verdict": "refuted",
+                                          "text": "1.0 where the config says 1.1386"}}}
+    tex = check_report_document(data)
+    assert r"\subsection*{Precision hazards}" in tex and "model.py:12" in tex
+    assert "positions cast to bfloat16" in tex and r"\textbf{Attention factor.}" in tex
+    require_tool("pdflatex")
+    pdf, log = _compile_and_read(tmp_path, "lifted", tex)
+    assert latex_errors(log) == [] and "model.py:12" in pdf_text(pdf)
+
+
+def test_the_latex_package_has_no_import_cycle():
+    # _document -> _prose -> _markdown -> _document was one; every module now imports downward
+    from pathlib import Path
+
+    import symrope.latex as package
+
+    graph = {}
+    for path in Path(package.__file__).parent.glob("_*.py"):
+        code = "\n".join(line for line in path.read_text().splitlines()
+                         if not line.strip().startswith(">>>"))
+        graph[path.stem] = set(re.findall(r"from symrope\.latex\.(_\w+) import", code)) - \
+            {path.stem}
+
+    def reaches(start, target, seen=()):
+        return any(n == target or (n not in seen and reaches(n, target, (*seen, n)))
+                   for n in graph.get(start, ()))
+
+    assert [name for name in graph if reaches(name, name)] == []

@@ -40,8 +40,8 @@ def test_writes_one_document_per_theorem_and_a_combined_one(tmp_path, registry, 
     assert sorted(p.name for p in tmp_path.iterdir()) == ["symrope-derivations.tex",
                                                           "tiny_demo.tex"]
     tex = (tmp_path / "tiny_demo.tex").read_text()
-    assert r"tiny 4\% demo" in tex and "n = 4" in tex
-    assert "proved, 1 checked steps" in capsys.readouterr().out
+    assert r"tiny 4\% demo" in tex and r"\texttt{n=4}" in tex
+    assert "proved, 1 checked step, 0 cited lemmas" in capsys.readouterr().out
 
 
 def test_pdf_is_compiled_and_reported(tmp_path, registry, capsys):
@@ -85,3 +85,20 @@ def test_the_console_script_prints_one_line_on_bad_input(tmp_path):
                             cwd=str(tmp_path.parent))
     assert result.returncode == 2
     assert result.stderr.count("\n") == 1 and "no theorem named" in result.stderr
+
+
+def test_kernel_coq_marks_the_steps_coq_checked(tmp_path, registry, capsys):
+    # the "+ Coq" margin mark and the summary's count come from symrope.kernel's summary API
+    require_tool("coqc")
+    assert main(["tiny_demo", "--out", str(tmp_path), "--kernel", "coq"]) == 0
+    tex = (tmp_path / "tiny_demo.tex").read_text()
+    assert r"\stepmark{$\checkmark$ checked + Coq}" in tex
+    assert "Coq kernel & 1 of 1 checked steps kernel-checked" in tex
+    assert "1/1 kernel-checked by Coq" in capsys.readouterr().out
+
+
+def test_kernel_coq_without_coqc_is_a_one_line_error(tmp_path, registry, monkeypatch):
+    monkeypatch.setenv("PATH", str(tmp_path / "nothing-here"))
+    with pytest.raises(UsageError, match="coqc"):
+        main(["tiny_demo", "--out", str(tmp_path), "--kernel", "coq"])
+    assert not (tmp_path / "tiny_demo.tex").exists()  # refused before any proving

@@ -5,6 +5,8 @@ Named ``test_latex_support`` only so that it sits with the tests it serves; it h
 
 from __future__ import annotations
 
+import html
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -27,6 +29,39 @@ def pdf_text(pdf: Path) -> str:
     require_tool("pdftotext")
     return subprocess.run(["pdftotext", "-layout", str(pdf), "-"], check=True,
                           capture_output=True, text=True).stdout
+
+
+_WORD_BOX = re.compile(r'<word xMin="[0-9.]+" yMin="([0-9.]+)" xMax="[0-9.]+" yMax="([0-9.]+)">'
+                       r'([^<]*)</word>')
+_SIX_POINT = r"""\documentclass[11pt]{article}
+\usepackage{amsmath,amssymb}
+\begin{document}
+{\tiny six} \textit{\tiny six} $x_{a_{b}} y^{c^{d}} \scriptscriptstyle abc + \alpha\beta$
+\end{document}
+"""
+
+
+def word_heights(pdf: Path) -> list[tuple[float, str]]:
+    """``(height in pt, word)`` of every word ``pdftotext -bbox`` finds in ``pdf``."""
+    require_tool("pdftotext")
+    out = subprocess.run(["pdftotext", "-bbox", str(pdf), "-"], check=True,
+                         capture_output=True, text=True).stdout
+    return [(float(bottom) - float(top), html.unescape(word))
+            for top, bottom, word in _WORD_BOX.findall(out)]
+
+
+def six_point_height(tmp_path: Path) -> float:
+    """The smallest word height ``pdftotext -bbox`` reports for text set at 6 pt in the
+    derivations' fonts (Computer Modern text and math at 11 pt): a word lower than this is
+    smaller than 6 pt."""
+    from symrope.latex import compile_pdf
+
+    tex = tmp_path / "six_point.tex"
+    tex.write_text(_SIX_POINT)
+    heights = [height for height, word in word_heights(compile_pdf(tex, tmp_path))
+               if word in ("six", "b", "d", "abc+", "αβ")]
+    assert len(heights) >= 4, heights
+    return min(heights)
 
 
 def squeeze(text: str) -> str:

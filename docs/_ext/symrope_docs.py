@@ -58,7 +58,7 @@ def _prove_and_render(name: str) -> dict:
 
 
 def _index_page(rows: list[dict]) -> str:
-    from symrope.latex._markdown import markdown_text
+    from symrope.latex._escape import markdown_text
 
     proved = sum(row["verdict"] == "proved" for row in rows)
     lines = [_MARKER, "", "# Derivations", "",

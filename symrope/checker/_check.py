@@ -236,7 +236,9 @@ class _Run:
                 f"query = F(p) x and key = G(p) x with F, G free of x "
                 f"({methods(verdicts)}); {len(self.blocks)} diagonal block(s) of size "
                 f"{'/'.join(map(str, sizes))}", verdicts=verdicts,
-                seconds=time.monotonic() - start)
+                seconds=time.monotonic() - start,
+                proof={"route": "matrices", "blocks": len(self.blocks), "sizes": sizes,
+                       "methods": _method_list(verdicts)})
         return self._linearity_claim(start, verdicts)
 
     def _linearity_claim(self, start, verdicts) -> AssumptionResult:
@@ -270,7 +272,9 @@ class _Run:
         if undecided is None:
             return AssumptionResult("linearity", PROVED,
                                     f"q(a x + b y) = a q(x) + b q(y) ({methods(verdicts[-2:])})",
-                                    verdicts=verdicts, seconds=time.monotonic() - start)
+                                    verdicts=verdicts, seconds=time.monotonic() - start,
+                                    proof={"route": "superposition",
+                                           "methods": _method_list(verdicts[-2:])})
         return AssumptionResult("linearity", UNDECIDED, undecided.reason, verdicts=verdicts,
                                 seconds=time.monotonic() - start)
 
@@ -324,8 +328,15 @@ class _Run:
                     f"exp({'pB' if one else 'p.B'}) (checked: " + "; ".join(found.facts)
                     + f"; cited: {ODE_UNIQUENESS_SHORT}), {len(self.blocks)} block(s) "
                     f"({methods(found.verdicts)})")
+        rewrites = [key for prefix, key in (("sinc(", "sinc"), ("|", "abs"),
+                                            ("F continuous", "extension"),
+                                            ("G continuous", "extension"))
+                    if any(fact.startswith(prefix) for fact in found.facts)]
+        proof = {"route": "exponential", "axes": len(_axes(self.p)), "blocks": len(self.blocks),
+                 "shared": "G = F" in found.facts, "rewrites": list(dict.fromkeys(rewrites)),
+                 "cited": [ODE_UNIQUENESS_SHORT], "methods": _method_list(found.verdicts)}
         return AssumptionResult(name, PROVED, evidence, verdicts=found.verdicts,
-                                seconds=time.monotonic() - start)
+                                seconds=time.monotonic() - start, proof=proof)
 
     def linear_translation(self) -> AssumptionResult:
         start = time.monotonic()
@@ -356,7 +367,8 @@ class _Run:
             evidence = "the score depends on the positions, not only on t - s"
         return AssumptionResult("translation_invariance", verdict.status,
                                 _proved_evidence(verdict, evidence), counterexample, [verdict],
-                                time.monotonic() - start)
+                                time.monotonic() - start,
+                                _block_proof(verdict, len(self.blocks), self.shifted))
 
     def _score_counterexample(self, verdict, kind) -> dict:
         """Re-evaluate the user's own functions at the refuting point, on basis vectors."""
@@ -413,7 +425,8 @@ class _Run:
             evidence = "H(0) != I: at equal positions the score is not x^T y"
         return AssumptionResult("identity_at_zero", verdict.status,
                                 _proved_evidence(verdict, evidence), counterexample, [verdict],
-                                time.monotonic() - start)
+                                time.monotonic() - start,
+                                _block_proof(verdict, len(self.blocks), False))
 
     def linear_continuity(self) -> AssumptionResult:
         start = time.monotonic()
@@ -427,7 +440,8 @@ class _Run:
         if not obstacles:
             return AssumptionResult("continuity", PROVED,
                                     "every entry of F and G is a composition of functions "
-                                    "continuous on R", seconds=time.monotonic() - start)
+                                    "continuous on R", seconds=time.monotonic() - start,
+                                    proof={"route": "composition", "of": "entries"})
         for name, i, j, value, _obstacle in obstacles:
             fixed = _parameter_values(value, axes)
             finding = find_discontinuity(value, axes, fixed, budget=self.clock.left())
@@ -451,7 +465,8 @@ class _Run:
             return AssumptionResult("continuity", PROVED,
                                     "continuous extension: every entry of F and G is a "
                                     "composition of continuous functions except at "
-                                    + extended, seconds=time.monotonic() - start)
+                                    + extended, seconds=time.monotonic() - start,
+                                    proof={"route": "extension", "of": "entries"})
         name, i, j, _, obstacle = obstacles[0]
         return AssumptionResult("continuity", UNDECIDED,
                                 f"{name}(p)[{i}, {j}] contains {sp.sstr(obstacle)}, whose "
@@ -491,7 +506,8 @@ class _Run:
                                                  if verdict.proved else
                                                  "the score depends on the positions, not only "
                                                  "on t - s"),
-                                counterexample, [verdict], time.monotonic() - start)
+                                counterexample, [verdict], time.monotonic() - start,
+                                _score_proof(verdict, self.shifted))
 
     def _content_counterexample(self, verdict, where, lhs, rhs, left_name, right_name) -> dict:
         point = verdict.counterexample
@@ -518,7 +534,8 @@ class _Run:
                                 _proved_evidence(verdict, "q(x, p)^T k(y, p) = x^T y"
                                                  if verdict.proved else
                                                  "at equal positions the score is not x^T y"),
-                                counterexample, [verdict], time.monotonic() - start)
+                                counterexample, [verdict], time.monotonic() - start,
+                                _score_proof(verdict, False))
 
     def score_continuity(self) -> AssumptionResult:
         start = time.monotonic()
@@ -527,7 +544,8 @@ class _Run:
         obstacle = continuity_obstacle(score, axes)
         if obstacle is None:
             return AssumptionResult("continuity", PROVED, "the score is a composition of "
-                                    "functions continuous on R", seconds=time.monotonic() - start)
+                                    "functions continuous on R", seconds=time.monotonic() - start,
+                                    proof={"route": "composition", "of": "score"})
         dim = self.encoding.dim
         for contents in (([1] * dim, [1] * dim), ([1] + [0] * (dim - 1), [1] + [0] * (dim - 1)),
                          ([sp.Rational(k + 2, 3) for k in range(dim)],
@@ -554,6 +572,24 @@ class _Run:
                                 f"the score contains {sp.sstr(obstacle)}, whose continuity symrope "
                                 "cannot establish, and no discontinuity was found at its "
                                 "candidate points", seconds=time.monotonic() - start)
+
+def _method_list(verdicts) -> list[str]:
+    return [method for method in methods(verdicts).split("; ") if method]
+
+
+def _block_proof(verdict, blocks: int, shifted: bool) -> dict | None:
+    """How a block-by-block claim was proved, as data (None unless proved)."""
+    if not verdict.proved:
+        return None
+    return {"route": "blocks", "blocks": blocks, "shifted": shifted,
+            "methods": _method_list([verdict])}
+
+
+def _score_proof(verdict, shifted: bool) -> dict | None:
+    if not verdict.proved:
+        return None
+    return {"route": "score", "shifted": shifted, "methods": _method_list([verdict])}
+
 
 def _proved_evidence(verdict, text: str) -> str:
     if verdict.proved:

@@ -44,7 +44,7 @@ def generator(run):
         result = {"axes": _axes_of(names, run, X),
                   "exponential": {"verdict": PROVED, "evidence": (
                       "H(d) = F(0)^T G(d) = G(d) = exp(dB), X = B (checked for translation "
-                      "invariance: " + "; ".join(known.facts) + ")")}}
+                      "invariance: " + "; ".join(known.facts) + ")"), "route": "known"}}
         return _classified(run, X, names, result)
     Fb, Gb = run.blocks.restrict(run.F), run.blocks.restrict(run.G)
     # The continuous extension at 0 (a limit where F(0) is 0/0 as written: one position axis)
@@ -69,7 +69,7 @@ def generator(run):
              "linear ODEs" if len(X) == 1 else
              "H(0) = I and dH/dd_k = X_k H(d) on every axis: with commuting X_k this is "
              "exp(sum_k d_k X_k) by uniqueness of solutions of linear ODEs")
-            if status == PROVED else "; ".join(v.explain() for v in ode))},
+            if status == PROVED else "; ".join(v.explain() for v in ode)), "route": "ode"},
     }
     return _classified(run, X, names, result)
 

@@ -23,6 +23,10 @@ class AssumptionResult:
     ``counterexample`` (only when refuted) is a JSON-friendly dict: the positions, content
     vectors and the two values that should have agreed (or the point of discontinuity).
     ``verdicts`` are the engine's :class:`~symrope.engine.Verdict` objects behind the verdict.
+    ``proof`` says how a proved verdict was reached, as data (``route``: ``matrices``,
+    ``superposition``, ``exponential``, ``blocks``, ``score``, ``composition`` or
+    ``extension``, with the block count, the rewrites, the engine's ``methods``): what the
+    LaTeX report typesets, where ``evidence`` is the sentence the terminal prints.
     """
 
     name: str
@@ -31,10 +35,14 @@ class AssumptionResult:
     counterexample: dict | None = None
     verdicts: list = field(default_factory=list)
     seconds: float = 0.0
+    proof: dict | None = None
 
     def to_dict(self) -> dict:
-        return {"verdict": self.verdict, "counterexample": self.counterexample,
-                "evidence": self.evidence, "seconds": round(self.seconds, 4)}
+        out = {"verdict": self.verdict, "counterexample": self.counterexample,
+               "evidence": self.evidence, "seconds": round(self.seconds, 4)}
+        if self.proof is not None:
+            out["proof"] = self.proof
+        return out
 
 
 @dataclass

@@ -20,6 +20,20 @@ def _file_stem(name: str) -> str:
     return stem.strip("_") or "theorem"
 
 
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}" + ("" if count == 1 else "s")
+
+
+def _kernel_summaries(reports) -> list[dict]:
+    """Coq's verdict on each report's exportable steps, with the margin marks set."""
+    from symrope.kernel._summary import kernel_check, kernel_summary, mark_kernel_results
+
+    exports, _ = kernel_check([r.theorem for r in reports])
+    for report, export in zip(reports, exports):
+        mark_kernel_results(report, export)
+    return [kernel_summary(export) for export in exports]
+
+
 def _parser() -> ArgumentParser:
     parser = ArgumentParser(
         prog="symrope latex",
@@ -35,6 +49,10 @@ def _parser() -> ArgumentParser:
                         help="compile each document with pdflatex and report the PDF paths")
     add_budget(parser, "seconds allowed for proving each theorem (default 60)")
     add_param(parser, example="d=128")
+    parser.add_argument("--kernel", choices=["coq"], default=None,
+                        help="also re-check every exportable checked step with Coq's kernel "
+                             "(needs coqc): those steps are marked '+ Coq' in the margin and "
+                             "counted in the summary")
     return parser
 
 
@@ -44,24 +62,31 @@ def main(argv: list[str]) -> int:
     check_budget(args.budget)
     from symrope.latex import combined_document, compile_pdf, theorem_document
 
+    if args.kernel:
+        from symrope.kernel import find_coqc
+
+        find_coqc()  # before any proving: a missing coqc is one line and exit code 2
     tasks = theorem_tasks(args.names, args.param)
     out_dir = Path(args.out)
     if out_dir.exists() and not out_dir.is_dir():
         raise UsageError(f"--out {out_dir} exists and is not a directory")
     out_dir.mkdir(parents=True, exist_ok=True)
 
-    reports, written = [], []
-    for builder, params in tasks:
-        report = build_theorem(builder, params).prove(budget=args.budget)
-        reports.append(report)
+    reports = [build_theorem(builder, params).prove(budget=args.budget)
+               for builder, params in tasks]
+    kernels = _kernel_summaries(reports) if args.kernel else [None] * len(reports)
+    written = []
+    for (builder, _), report, kernel in zip(tasks, reports, kernels):
         path = out_dir / f"{_file_stem(builder.name)}.tex"
-        path.write_text(theorem_document(report), encoding="utf-8")
+        path.write_text(theorem_document(report, kernel), encoding="utf-8")
         written.append(path)
-        print(f"{path}  ({report.verdict}, {report.checked_steps} checked steps, "
-              f"{report.cited_lemmas} cited lemmas)", flush=True)
+        coq = (f", {kernel['checked']}/{kernel['checked_steps']} kernel-checked by Coq"
+               if kernel else "")
+        print(f"{path}  ({report.verdict}, {_plural(report.checked_steps, 'checked step')}, "
+              f"{_plural(report.cited_lemmas, 'cited lemma')}{coq})", flush=True)
     if args.all:
         path = out_dir / f"{COMBINED_NAME}.tex"
-        path.write_text(combined_document(reports), encoding="utf-8")
+        path.write_text(combined_document(reports, kernels), encoding="utf-8")
         written.append(path)
         print(f"{path}  (all {len(reports)} theorems)", flush=True)
 
@@ -71,6 +96,6 @@ def main(argv: list[str]) -> int:
             pdfs = list(pool.map(lambda p: compile_pdf(p, out_dir), written))
         for pdf in pdfs:
             print(f"{out_dir / pdf.name}", flush=True)  # as the .tex paths above: under --out
-        print(f"compiled {len(pdfs)} PDF(s) in {time.monotonic() - start:.1f} s")
+        print(f"compiled {_plural(len(pdfs), 'PDF')} in {time.monotonic() - start:.1f} s")
 
     return exit_code(r.verdict for r in reports)

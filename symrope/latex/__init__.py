@@ -12,10 +12,11 @@ import importlib
 from typing import TYPE_CHECKING
 
 from symrope.latex._escape import (check_raw_latex, escape_math_text, escape_name, escape_text,
-                                   pdf_string)
+                                   markdown_text, pdf_string)
 from symrope.latex._printer import SafeLatexPrinter, math_latex
 from symrope.latex._render import name_math, report_latex, theorem_latex, verdict_latex
-from symrope.latex._document import combined_document, theorem_document, versions
+from symrope.latex._derivation import versions
+from symrope.latex._document import combined_document, theorem_document
 from symrope.latex._compile import (compile_pdf, latex_errors, overfull_boxes,
                                     pdflatex_available)
 from symrope.latex._markdown import report_markdown
@@ -33,7 +34,7 @@ __all__ = ["latex", "Typeset", "DerivationPrinter", "verdict_latex", "report_lat
            "combined_document", "check_report_document", "compile_pdf", "report_markdown",
            "math_latex", "name_math", "SafeLatexPrinter", "escape_text", "escape_name",
            "escape_math_text", "check_raw_latex", "pdf_string", "latex_errors", "overfull_boxes",
-           "pdflatex_available", "versions"]
+           "pdflatex_available", "versions", "markdown_text"]
 
 
 def __getattr__(name: str) -> object:

@@ -23,8 +23,28 @@ def pdflatex_available() -> bool:
 
 
 def latex_errors(log: str) -> list[str]:
-    """The error lines (``! ...``) of a LaTeX log, in order."""
-    return [line for line in log.splitlines() if line.startswith("! ")]
+    """The error lines (``! ...``) of a LaTeX log, in order.
+
+    A line the log wrapped may start with ``!`` too (text such as ``k!``, overfull box
+    contents): an error is a ``!`` line that TeX follows, within a few lines, with where it
+    stopped (``l.NN``) or a fatal-error note.
+
+    Examples
+    ========
+
+    >>> from symrope.latex import latex_errors
+    >>> latex_errors("! Undefined control sequence.\\nl.12 \\foo\\n")
+    ['! Undefined control sequence.']
+    >>> latex_errors("[]\\OT1/cmtt/m/n/10.95 (phi J)^k / k\\n! = C_12(phi) I\\n []\\n")
+    []
+    """
+    lines = log.splitlines()
+    return [line for index, line in enumerate(lines) if line.startswith("! ") and
+            any(_STOPPED.match(after) for after in lines[index + 1:index + 12])]
+
+
+_STOPPED = re.compile(r"l\.\d+|<\*>|<argument>|<to be read again>|<inserted text>|!  ==> Fatal|"
+                      r"Emergency stop")
 
 
 def overfull_boxes(log: str) -> list[float]:

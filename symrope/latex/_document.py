@@ -1,23 +1,27 @@
-"""Standalone LaTeX documents: one theorem's derivation, or all of them in one file.
+r"""The LaTeX writer: a :class:`~symrope.latex._model.Document` as a standalone ``.tex`` file.
 
 Only packages from Debian's ``texlive-latex-base`` are used (article, amsmath, amssymb,
-graphicx, geometry, hyperref). Every equation goes through ``\\fitmath``, which scales a line
-down to the text width when it would otherwise run into the margin.
+graphicx, geometry, hyperref). Displayed math is never shrunk to fit: pdflatex measures each
+layout a display offers (one line; the claim's sides on two lines; a statement broken at its
+commas and implications; a matrix equation entry by entry) and shows the first that fits
+(``\fitfirst``). Only the last layout may be scaled, and never below 85 % of the text size
+(``\fitlast``). A step is kept on one page with its displays when it fits on one.
 """
 
 from __future__ import annotations
 
-import platform
-import re
 from collections.abc import Iterable
 
 from symrope.engine import ProofReport
-from symrope.latex._escape import check_raw_latex, escape_name, escape_text, pdf_string
-from symrope.latex._prose import method_phrase, prose_text
-from symrope.latex._render import (DEFINES, counterexample_latex, parameters_math, step_sides,
-                                   theorem_title)
+from symrope.latex._derivation import combined_derivation, theorem_derivation, versions
+from symrope.latex._escape import escape_text, pdf_string
+from symrope.latex._model import (CODE, EMPH, MATH, STRONG, Claim, Display, Document, Heading,
+                                  ItemList, Paragraph, Quote, Step, Table)
 
-__all__ = ["theorem_document", "combined_document", "PREAMBLE", "versions"]
+__all__ = ["theorem_document", "combined_document", "PREAMBLE", "versions", "write_latex",
+           "MIN_SCALE"]
+
+MIN_SCALE = 0.85   # the smallest a display is ever scaled (the issue's journal standard)
 
 PREAMBLE = r"""\documentclass[11pt]{article}
 \usepackage[utf8]{inputenc}
@@ -29,225 +33,167 @@ PREAMBLE = r"""\documentclass[11pt]{article}
 \setlength{\parindent}{0pt}
 \setlength{\parskip}{0.45ex plus 0.2ex}
 \emergencystretch=3em
-% An equation wider than the text is scaled down to fit rather than running into the margin.
 \newsavebox{\symropebox}
-\newcommand{\fitmath}[1]{\sbox{\symropebox}{$\displaystyle #1$}%
-  \ifdim\wd\symropebox>\linewidth\resizebox{\linewidth}{!}{\usebox{\symropebox}}%
+% \fitfirst{A}{B}: the layout A when it fits the line, else B (another \fitfirst, or \fitlast).
+\newcommand{\fitfirst}[2]{\sbox{\symropebox}{$\displaystyle #1$}%
+  \ifdim\wd\symropebox>\linewidth #2\else\usebox{\symropebox}\fi}
+% \fitlast{A}: the last layout, scaled down to the line if still too wide, never below 85 %.
+\newcommand{\fitlast}[1]{\sbox{\symropebox}{$\displaystyle #1$}%
+  \ifdim\wd\symropebox>\linewidth
+    \ifdim0.85\wd\symropebox>\linewidth\scalebox{0.85}{\usebox{\symropebox}}%
+    \else\resizebox{\linewidth}{!}{\usebox{\symropebox}}\fi
   \else\usebox{\symropebox}\fi}
+% A step's claim: on one line when it fits, else the left side on one line and the relation
+% with the right side on the next; \stepeqor adds a last layout (a matrix entry by entry).
+\newcommand{\stepeq}[3]{\fitfirst{#1 #2 #3}%
+  {\fitlast{\begin{aligned}&#1\\ &\quad #2 #3\end{aligned}}}}
+\newcommand{\stepeqor}[4]{\fitfirst{#1 #2 #3}%
+  {\fitfirst{\begin{aligned}&#1\\ &\quad #2 #3\end{aligned}}{\fitlast{#4}}}}
+\let\sympygives\stepeq \let\sympygivesor\stepeqor
 % The margin mark of a step: what kind of evidence stands behind it.
 \newcommand{\stepmark}[2]{\marginpar{\raggedright\footnotesize\textbf{#1}\\[-0.2ex]#2}}
-% Author-written display math: as written when it fits, else its \quad-separated parts stacked.
-\newcommand{\fitorstack}[2]{\sbox{\symropebox}{$\displaystyle #1$}%
-  \ifdim\wd\symropebox>\linewidth\begin{gathered}#2\end{gathered}\else\usebox{\symropebox}\fi}
-\newcommand{\steplabel}[1]{\par\medskip\noindent\textbf{Step #1.}\ }
-% A step's equation: on one line when it fits, else lhs on one line and "= rhs" on the next,
-% each scaled down separately only if it is still too wide.
-\newcommand{\stepeq}[3]{\sbox{\symropebox}{$\displaystyle #1 #2 #3$}%
-  \ifdim\wd\symropebox>\linewidth
-    \begin{aligned}&\fitmath{#1}\\ &\fitmath{\quad #2 #3}\end{aligned}%
-  \else\fitmath{\begin{aligned}#1 &#2 #3\end{aligned}}\fi}
+% A step: its number, margin mark and body, kept on one page when it fits on one.
+\newsavebox{\symropestepbox}
+\newcommand{\symropestep}[3]{\par\medskip
+  \sbox{\symropestepbox}{\begin{minipage}[t]{\linewidth}%
+    \setlength{\parskip}{0.45ex plus 0.2ex}\textbf{Step #1.}\ #3\end{minipage}}%
+  \ifdim\dimexpr\ht\symropestepbox+\dp\symropestepbox\relax<0.8\textheight
+    \noindent#2\usebox{\symropestepbox}\par
+  \else\noindent#2\textbf{Step #1.}\ #3\par\fi}
 """
 
 
-def versions() -> dict[str, str]:
-    """The versions a derivation was checked with (shown in every closing summary)."""
-    import sympy
-
-    from symrope._version import __version__
-
-    return {"symrope": __version__, "SymPy": sympy.__version__,
-            "Python": platform.python_version()}
-
-
-def _plural(count: int, noun: str) -> str:
-    return f"{count} {noun}" + ("" if count == 1 else "s")
-
-
-def _equation(left: str, relation: str, right: str) -> str:
-    """An aligned display (LaTeX itself picks one line or two, and scales what still overflows)."""
-    return f"\\[\n\\stepeq{{{left}}}{{{relation}}}{{{right}}}\n\\]\n"
-
-
-_SEPARATOR = re.compile(r"\\q?quad(?![A-Za-z])")
-_OPEN = re.compile(r"\\left(?![A-Za-z])|\\begin\{|\{")
-_CLOSE = re.compile(r"\\right(?![A-Za-z])|\\end\{|\}")
-
-
-def split_top_level(latex: str) -> list[str]:
-    r"""Split math at ``\quad`` / ``\qquad`` outside any group, ``\left..\right`` or environment.
-
-    Examples
-    ========
-
-    >>> from symrope.latex._document import split_top_level
-    >>> split_top_level(r"a = b,\quad \left(c \quad d\right),\qquad e^{x \quad y}")
-    ['a = b,', '\\left(c \\quad d\\right),', 'e^{x \\quad y}']
-    """
-    parts, depth, start, position = [], 0, 0, 0
-    while position < len(latex):
-        if latex[position] == "\\" and position + 1 < len(latex) and \
-                not latex[position + 1].isalpha():
-            position += 2  # an escaped character such as \{ opens nothing
-            continue
-        for pattern, change in ((_OPEN, 1), (_CLOSE, -1)):
-            match = pattern.match(latex, position)
-            if match:
-                depth += change
-                position = match.end() - 1
-                break
+def _text(spans) -> str:
+    out = []
+    for span in spans:
+        if span.kind == MATH:
+            out.append(f"${span.value}$")
+        elif span.kind == CODE:
+            out.append(r"\texttt{" + escape_text(span.value) + "}")
+        elif span.kind == STRONG:
+            out.append(r"\textbf{" + escape_text(span.value) + "}")
+        elif span.kind == EMPH:
+            out.append(r"\emph{" + escape_text(span.value) + "}")
         else:
-            match = _SEPARATOR.match(latex, position) if depth == 0 else None
-            if match:
-                parts.append(latex[start:position].strip())
-                start = match.end()
-                position = match.end() - 1
-        position += 1
-    parts.append(latex[start:].strip())
-    return [part for part in parts if part]
+            out.append(escape_text(span.value))
+    return "".join(out)
 
 
-def _display_fitted(latex: str) -> str:
-    """Author-written display math: one line if it fits, else its parts stacked, each fitted."""
-    parts = split_top_level(latex)
-    if len(parts) < 2:
-        return "\\[\n\\fitmath{" + latex + "}\n\\]\n"
-    stacked = " \\\\ ".join("\\fitmath{" + part + "}" for part in parts)
-    return "\\[\n\\fitorstack{" + latex + "}{" + stacked + "}\n\\]\n"
+def _layouts(layouts) -> str:
+    body = r"\fitlast{" + layouts[-1] + "}"
+    for layout in reversed(layouts[:-1]):
+        body = r"\fitfirst{" + layout + "}{" + body + "}"
+    return "\\[\n" + body + "\n\\]\n"
 
 
-def _mark(step, verdict) -> tuple[str, str]:
-    """(bold mark, detail) for the margin."""
-    if step.kind == "definition":
-        return "definition", r"notation, nothing to check"
-    if step.kind == "cited":
-        return "cited", "lemma from the literature, not machine-checked"
-    if verdict.status == step.expect == "proved":
-        return r"$\checkmark$ checked", "machine-checked identity"
-    if verdict.status == step.expect == "refuted":
-        return r"$\times$ refuted", "as stated: counterexample found"
-    return f"FAILED: {verdict.status}", f"expected {step.expect}"
+def _claim(claim: Claim) -> str:
+    # \sympygives is \stepeq by another name: a step's own claim is found by its macro
+    name = "sympygives" if claim.computed else "stepeq"
+    if claim.fallback:
+        return (f"\\[\n\\{name}or{{{claim.left}}}{{{claim.relation}}}{{{claim.right}}}"
+                f"{{{claim.fallback}}}\n\\]\n")
+    return f"\\[\n\\{name}{{{claim.left}}}{{{claim.relation}}}{{{claim.right}}}\n\\]\n"
 
 
-def _evidence(step, verdict) -> str:
-    """The line under a checked step: how it was decided, or why not."""
-    if verdict.status == "proved":
-        method = escape_text(method_phrase(verdict.method))
-        checks = (f"{_plural(verdict.cross_checks, 'numeric cross-check')} agree"
-                  if verdict.cross_checks else "no numeric cross-check was possible")
-        return rf"{{\small Proved by {method}; {checks} ({verdict.seconds:.2f}\,s).}}" + "\n"
-    if verdict.status == "refuted":
-        return (r"{\small Counterexample (exact, re-checked at two precisions: 30 and 60 "
-                r"digits, more when the numbers are large):}" + "\n" +
-                "\\[\n\\fitmath{" + counterexample_latex(verdict) + "}\n\\]\n")
-    return rf"{{\small Undecided: {escape_text(verdict.reason or 'no reason given')}.}}" + "\n"
+_SECTIONS = {1: "section", 2: "subsection", 3: "subsubsection"}
 
 
-def _step_tex(number: int, result, references: list[str]) -> str:
-    step, verdict = result.step, result.verdict
-    mark, detail = _mark(step, verdict)
-    if getattr(result, "kernel", None) == "checked":  # set by symrope.kernel.mark_kernel_results
-        mark, detail = mark + " + Coq", detail + "; re-checked by Coq's kernel"
-    lines = [rf"\steplabel{{{number}}}"]
-    if step.kind == "cited":
-        references.append(step.reference)
-        cite_number = len(references)
-        lines.append(rf"\stepmark{{cited [{cite_number}]}}{{not machine-checked}}%")
-        lines.append(prose_text(step.justification, "a justification") + "\n")
-        lines.append(r"\begin{quote}\itshape " + prose_text(step.claim, "a cited claim") +
-                     r"\end{quote}")
-        lines.append(rf"{{\small\raggedright Reference [{cite_number}]: "
-                     rf"{prose_text(step.reference, 'a reference')}.\par}}")
-        return "\n".join(lines) + "\n"
-    lines.append(rf"\stepmark{{{mark}}}{{{detail}}}%")
-    lines.append(prose_text(step.justification, "a justification") + "\n")
-    left, right = step_sides(step)
-    if step.kind == "definition":
-        relation = DEFINES
+def _block(block) -> str:
+    if isinstance(block, Heading):
+        command = _SECTIONS[block.level]
+        title = _text(block.text)
+        if not block.numbered:
+            return rf"\{command}*{{{title}}}" + "\n"
+        bookmark = pdf_string("".join(span.value for span in block.text))
+        return rf"\{command}[\texorpdfstring{{{title}}}{{{bookmark}}}]{{{title}}}" + "\n"
+    if isinstance(block, Paragraph):
+        lead = r"\textbf{" + escape_text(block.lead) + "} " if block.lead else ""
+        body = lead + _text(block.text)
+        if block.small:
+            return r"{\small\raggedright " + body + r"\par}" + "\n"
+        return body + "\n"
+    if isinstance(block, Display):
+        return _layouts(block.layouts)
+    if isinstance(block, Claim):
+        return _claim(block)
+    if isinstance(block, ItemList):
+        environment = "enumerate" if block.numbered else "itemize"
+        labels = block.labels or [None] * len(block.items)
+        items = "\n".join(
+            (rf"  \item[{{{label}}}] " if label else r"  \item ") +
+            (r"{\raggedright " + _text(item) + r"\par}" if label else _text(item))
+            for label, item in zip(labels, block.items))
+        return f"\\begin{{{environment}}}\n{items}\n\\end{{{environment}}}\n"
+    if isinstance(block, Table):
+        return _table(block)
+    if isinstance(block, Quote):
+        return r"\begin{quote}\itshape " + _text(block.text) + r"\end{quote}" + "\n"
+    if isinstance(block, Step):
+        return _step(block)
+    raise TypeError(f"no LaTeX for {type(block).__name__}")
+
+
+def _table(table: Table) -> str:
+    wide = r"p{0.66\linewidth}" if len(table.align) < 4 else r"p{0.45\linewidth}"
+    columns = "".join(wide if kind == "p" else kind for kind in table.align)
+    rows = []
+    if table.header:
+        rows.append(" & ".join(_text(cell) for cell in table.header) + r" \tabularnewline \hline")
+    for row in table.rows:
+        cells = [(r"\raggedright " if kind == "p" else "") + _text(cell)
+                 for kind, cell in zip(table.align, row)]
+        rows.append(" & ".join(cells) + r" \tabularnewline")
+    return ("\\begin{tabular}{@{}" + columns + "@{}}\n" + "\n".join("  " + r for r in rows) +
+            "\n\\end{tabular}\n\n")
+
+
+def _step(step: Step) -> str:
+    symbol = {"check": r"$\checkmark$ ", "cross": r"$\times$ "}.get(step.symbol, "")
+    mark = rf"\stepmark{{{symbol}{escape_text(step.mark)}}}{{{escape_text(step.detail)}}}"
+    body = _sequence([Paragraph(step.text), *step.body])
+    return f"\\symropestep{{{step.number}}}{{{mark}}}{{%\n{body}}}\n"
+
+
+def _sequence(blocks) -> str:
+    """Blocks in order; a paragraph that follows text starts a new paragraph (a display never
+    does: it belongs to the paragraph before it, as in print)."""
+    out, previous = [], None
+    for block in blocks:
+        if isinstance(block, Paragraph) and isinstance(previous, Paragraph) and \
+                not previous.small:
+            out.append("\\par\n")
+        out.append(_block(block))
+        previous = block
+    return "".join(out)
+
+
+def write_latex(document: Document) -> str:
+    """The standalone ``.tex`` file of ``document``."""
+    out = [PREAMBLE, rf"\hypersetup{{pdftitle={{{pdf_string(document.pdf_title)}}}}}",
+           r"\begin{document}"]
+    if document.contents:
+        out += [rf"\title{{{_text(document.title)}}}", r"\date{}", r"\maketitle"]
+        out += [_block(block) for block in document.front]
+        out.append(r"{\setlength{\parskip}{0pt}\tableofcontents}")
     else:
-        relation = {"refuted": r"\neq", "undecided": r"\overset{?}{=}"}.get(verdict.status, "=")
-    lines.append(_equation(left, relation, right))
-    if verdict is not None:
-        lines.append(_evidence(step, verdict))
-    return "\n".join(lines) + "\n"
-
-
-def _verdict_sentence(report) -> str:
-    checked = [r for r in report.results if r.verdict is not None]
-    refuted_as_stated = sum(1 for r in checked if r.ok and r.verdict.status == "refuted")
-    tail = (f" ({refuted_as_stated} of them refuted, as the theorem states)"
-            if refuted_as_stated else "")
-    if report.verdict == "proved":
-        steps = _plural(report.checked_steps, "checked step")
-        return f"\\textbf{{Proved.}} Every one of the {steps} got its expected verdict{tail}."
-    failed = len(report.failures())
-    return (f"\\textbf{{{report.verdict.upper()}.}} {failed} of the "
-            f"{_plural(report.checked_steps, 'checked step')} did not get the verdict it expects; "
-            f"the derivation below marks them FAILED.")
-
-
-def _parameters(theorem) -> str:
-    if not theorem.params:
-        return ""
-    return "\\[\n\\fitmath{" + parameters_math(theorem.params) + "}\n\\]\n"
-
-
-def _theorem_body(report, heading: str, subheading: str) -> str:
-    theorem = report.theorem
-    title = escape_text(theorem_title(theorem))
-    if heading.endswith("*"):  # unnumbered: no optional argument, no bookmark
-        out = [rf"\{heading}{{{title}}}"]
-    else:
-        out = [rf"\{heading}[\texorpdfstring{{{title}}}{{{pdf_string(theorem_title(theorem))}}}]"
-               rf"{{{title}}}"]
-    # The identifier under the title: what `symrope prove NAME` and the JSON report call it.
-    out.append(r"{\small Theorem " + escape_name(theorem.name) + r"\par}" + "\n")
-    # The summary is the one line `symrope list` prints (plain text for a terminal); the
-    # document states the theorem in full below, with its formulas typeset.
-    # Not hyphenated: the statement is quoted exactly as written (and found by pdftotext).
-    out.append(r"\paragraph{Statement.} {\hyphenpenalty=10000\exhyphenpenalty=10000 " +
-               prose_text(theorem.statement, f"the statement of {theorem.name!r}") + "\\par}\n")
-    if theorem.statement_latex:
-        latex = check_raw_latex(theorem.statement_latex, f"statement_latex of {theorem.name!r}")
-        out.append(_display_fitted(latex))
-    params = _parameters(theorem)
-    if params:
-        out.append(r"\paragraph{Parameters.}" + "\n" + params)
-    if theorem.hypotheses:
-        items = "\n".join(r"  \item " + prose_text(h, "a hypothesis") for h in theorem.hypotheses)
-        out.append(r"\paragraph{Hypotheses.}" + "\n" + r"\begin{itemize}" + "\n" + items + "\n" +
-                   r"\end{itemize}" + "\n")
-    out.append(r"\paragraph{Verdict.} " + _verdict_sentence(report) + "\n")
-    out.append(rf"\{subheading}*{{Derivation}}" + "\n")
-    references: list[str] = []
-    for number, result in enumerate(report.results, 1):
-        out.append(_step_tex(number, result, references))
-    out.append(_closing_summary(report, references, subheading))
+        out.append(rf"\section*{{{_text(document.title)}}}")
+        out += [_block(block) for block in document.front]
+    previous = None
+    for block in document.blocks:
+        if document.contents and isinstance(block, Heading) and block.level == 1:
+            out.append(r"\clearpage")
+        if isinstance(block, Paragraph) and isinstance(previous, Paragraph) and \
+                not previous.small:
+            out.append(r"\par")
+        out.append(_block(block))
+        previous = block
+    if document.colophon:
+        out.append("\n\\vfill\n{\\footnotesize " + _text(document.colophon) + "\\par}")
+    out.append("\\end{document}\n")
     return "\n".join(out)
 
 
-def _closing_summary(report, references: list[str], subheading: str) -> str:
-    proved = sum(1 for r in report.results if r.verdict is not None and r.ok)
-    rows = [
-        ("Verdict", escape_text(report.verdict)),
-        ("Checked steps", f"{report.checked_steps} ({proved} with the expected verdict)"),
-        ("Definitions", str(report.definitions)),
-        ("Cited lemmas", str(report.cited_lemmas)),
-        ("Proof time", f"{report.seconds:.2f}\\,s"),
-    ] + [(f"{name} version", escape_text(version)) for name, version in versions().items()]
-    table = "\n".join(f"  {key} & {value} \\\\" for key, value in rows)
-    out = [rf"\{subheading}*{{Summary}}",
-           r"\begin{tabular}{@{}ll@{}}", table, r"\end{tabular}", ""]
-    if references:
-        out.append(r"\paragraph{Cited lemmas.} These steps are taken from the literature and are"
-                   r" counted apart from machine-checked steps.")
-        out.append(r"\begin{enumerate}")
-        out += [rf"  \item[{{[{i}]}}] {{\raggedright {prose_text(ref, 'a reference')}\par}}"
-                for i, ref in enumerate(references, 1)]
-        out.append(r"\end{enumerate}")
-    return "\n".join(out) + "\n"
-
-
-def theorem_document(report: ProofReport) -> str:
+def theorem_document(report: ProofReport, kernel: dict | None = None) -> str:
     r"""A standalone ``.tex`` document: one theorem's derivation, step by step.
 
     Parameters
@@ -255,6 +201,10 @@ def theorem_document(report: ProofReport) -> str:
 
     report : ProofReport
         What :meth:`~symrope.engine.Theorem.prove` returned.
+    kernel : dict, optional
+        The theorem's ``"kernel"`` summary from ``symrope prove --kernel coq``
+        (:func:`symrope.kernel.kernel_summary`): its counts go into the summary table, and
+        Coq's statement of the whole theorem with its hypotheses, when the summary has one.
 
     Returns
     =======
@@ -275,23 +225,13 @@ def theorem_document(report: ProofReport) -> str:
     >>> tex.startswith(r"\documentclass[11pt]{article}"), r"\end{document}" in tex
     (True, True)
     """
-    name = report.theorem.name
-    return (PREAMBLE + rf"\hypersetup{{pdftitle={{symrope: {pdf_string(name)}}}}}" + "\n" +
-            "\\begin{document}\n" +
-            _theorem_body(report, "section*", "subsection") +
-            _colophon() + "\\end{document}\n")
+    return write_latex(theorem_derivation(report, kernel))
 
 
-def _colophon() -> str:
-    version_text = ", ".join(f"{k} {escape_text(v)}" for k, v in versions().items())
-    return ("\n\\vfill\n{\\footnotesize Generated by \\texttt{symrope latex} (" + version_text +
-            "). Checked steps were decided by \\texttt{symrope.verify}: proved only when a "
-            "rewrite reduced the difference to zero, refuted only with an exact "
-            "counterexample.}\n")
-
-
-def combined_document(reports: Iterable[ProofReport]) -> str:
-    r"""One standalone ``.tex`` document with every derivation and a closing table of verdicts.
+def combined_document(reports: Iterable[ProofReport],
+                      kernels: Iterable[dict | None] | None = None) -> str:
+    r"""One standalone ``.tex`` document: a notation section, every derivation, and a closing
+    table of verdicts (``kernels``: one ``--kernel coq`` summary per report, or None).
 
     Examples
     ========
@@ -304,37 +244,6 @@ def combined_document(reports: Iterable[ProofReport]) -> str:
     >>> thm.check(sp.sin(2*x), 2*sp.sin(x)*sp.cos(x), "expand the sine of a sum")
     >>> tex = combined_document([thm.prove()])
     >>> tex.count(r"\section["), r"\tableofcontents" in tex
-    (1, True)
+    (3, True)
     """
-    reports = list(reports)
-    parts = [PREAMBLE, r"\hypersetup{pdftitle={symrope: machine-checked derivations}}",
-             r"\title{symrope: machine-checked derivations}",
-             r"\author{generated by \texttt{symrope latex --all}}", r"\date{}",
-             r"\begin{document}", r"\maketitle",
-             r"\noindent Each theorem below is a sequence of steps. A step marked "
-             r"\emph{checked} was decided by the proof engine: proved only when a rewrite "
-             r"reduced the difference of its two sides to zero, or refuted with an exact "
-             r"counterexample. A step marked \emph{definition} introduces notation; a step marked "
-             r"\emph{cited} is an analytic fact taken from the literature, with its reference, "
-             r"and is counted apart from the checked steps.", r"\tableofcontents", ""]
-    for report in reports:
-        parts.append(r"\clearpage")
-        parts.append(_theorem_body(report, "section", "subsection"))
-    parts.append(r"\clearpage")
-    parts.append(_overview_table(reports))
-    parts.append(_colophon())
-    parts.append("\\end{document}\n")
-    return "\n".join(parts)
-
-
-def _overview_table(reports) -> str:
-    rows = "\n".join(
-        rf"  \raggedright {escape_text(theorem_title(r.theorem))} & {escape_text(r.verdict)} & "
-        rf"{r.checked_steps} & {r.cited_lemmas} & {r.seconds:.2f}\,s \\" for r in reports)
-    total = sum(r.seconds for r in reports)
-    proved = sum(r.proved for r in reports)
-    return "\n".join([
-        r"\section{Summary of all theorems}",
-        rf"{proved} of {_plural(len(reports), 'theorem')} proved in {total:.2f}\,s.",
-        "", r"\begin{tabular}{@{}p{6.2cm}lrrr@{}}",
-        r"  theorem & verdict & checked & cited & time \\ \hline", rows, r"\end{tabular}", ""])
+    return write_latex(combined_derivation(reports, kernels))

@@ -16,7 +16,8 @@ import unicodedata
 
 from symrope.errors import UsageError
 
-__all__ = ["escape_text", "escape_name", "escape_math_text", "check_raw_latex", "pdf_string"]
+__all__ = ["escape_text", "escape_name", "escape_math_text", "check_raw_latex", "pdf_string",
+           "markdown_text"]
 
 # Characters typeset from the OT1 typewriter font by code: cmtt has the ASCII glyph in each slot.
 _TYPEWRITER_CODES = {c: ord(c) for c in "\\{}$_~^<>|\"`"}
@@ -158,6 +159,22 @@ def escape_math_text(text: str) -> str:
             out.append(_non_ascii(char, math=True))
         position += 1
     return "".join(out)
+
+
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>$~^&:\"'@%=])")
+
+
+def markdown_text(text: str) -> str:
+    r"""Markdown that shows ``text`` literally: every ASCII punctuation mark backslash-escaped.
+
+    Examples
+    ========
+
+    >>> from symrope.latex._escape import markdown_text
+    >>> markdown_text("rope_relative [$x$]")
+    'rope\\_relative \\[\\$x\\$\\]'
+    """
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", " ".join(str(text).split()))
 
 
 def pdf_string(text: str) -> str:

@@ -1,84 +1,102 @@
-"""A derivation as a MyST Markdown page (math for MathJax): the documentation site's pages.
+"""The Markdown writer: a derivation as a MyST page (math for the docs site's imgmath).
 
-The same content as the LaTeX document -- statement, hypotheses, each step with its mark and
-evidence, closing summary -- in the Markdown that Sphinx's ``myst_parser`` reads.
+The same :class:`~symrope.latex._model.Document` the LaTeX writer reads -- statement,
+hypotheses, notation, each step with its mark, claim and evidence, closing summary -- in the
+Markdown that Sphinx's ``myst_parser`` reads.
 """
 
 from __future__ import annotations
 
-import re
-
 from symrope.engine import ProofReport
-from symrope.latex._escape import check_raw_latex
-from symrope.latex._prose import method_phrase, prose_markdown
-from symrope.latex._render import (DEFINES, counterexample_latex, parameters_math, step_sides,
-                                   theorem_title)
+from symrope.latex._derivation import theorem_derivation
+from symrope.latex._escape import markdown_text
+from symrope.latex._layout import math_width
+from symrope.latex._model import (CODE, EMPH, MATH, STRONG, Claim, Display, Document, Heading,
+                                  ItemList, Paragraph, Quote, Step, Table)
 
-__all__ = ["report_markdown", "markdown_text"]
+__all__ = ["report_markdown", "write_markdown"]
 
-_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>$~^&:\"'@%=])")
+_WEB_EM = 42   # wider displays take their broken layout on the web page
 
 
-def markdown_text(text: str) -> str:
-    r"""Markdown that shows ``text`` literally: every ASCII punctuation mark backslash-escaped.
+def _words(piece: str) -> str:
+    # markdown_text collapses whitespace; keep the spaces that separate words from math.
+    lead = " " if piece[:1].isspace() else ""
+    tail = " " if piece[-1:].isspace() and piece.strip() else ""
+    return lead + markdown_text(piece) + tail
 
-    Examples
-    ========
 
-    >>> from symrope.latex._markdown import markdown_text
-    >>> markdown_text("rope_relative [$x$]")
-    'rope\\_relative \\[\\$x\\$\\]'
-    """
-    return _MARKDOWN_SPECIAL.sub(r"\\\1", " ".join(str(text).split()))
+def _text(spans) -> str:
+    out = []
+    for span in spans:
+        if span.kind == MATH:
+            out.append(f"${span.value.strip()}$")
+        elif span.kind == CODE:
+            fence = "``" if "`" in span.value else "`"
+            out.append(f"{fence}{span.value}{fence}")
+        elif span.kind == STRONG:
+            out.append(f"**{markdown_text(span.value)}**")
+        elif span.kind == EMPH:
+            out.append(f"*{markdown_text(span.value)}*")
+        else:
+            out.append(_words(span.value))
+    return "".join(out).strip()
 
 
 def _display(body: str) -> str:
     return "$$\n" + body + "\n$$\n"
 
 
-def _mark(step, verdict) -> str:
-    if step.kind == "definition":
-        return "definition"
-    if step.kind == "cited":
-        return "cited lemma (not machine-checked)"
-    if verdict.status == step.expect == "proved":
-        return "✓ machine-checked"
-    if verdict.status == step.expect == "refuted":
-        return "✗ refuted, as stated (counterexample found)"
-    return f"FAILED: {verdict.status}, expected {step.expect}"
+def _block(block) -> str:
+    if isinstance(block, Heading):
+        return "#" * block.level + " " + _text(block.text) + "\n"
+    if isinstance(block, Paragraph):
+        lead = f"**{markdown_text(block.lead)}** " if block.lead else ""
+        return lead + _text(block.text) + "\n"
+    if isinstance(block, Display):
+        chosen = next((layout for layout in block.layouts if math_width(layout) <= _WEB_EM),
+                      block.layouts[-1])
+        return _display(chosen)
+    if isinstance(block, Claim):
+        one_line = f"{block.left} {block.relation} {block.right}"
+        if math_width(one_line) <= _WEB_EM:
+            return _display(rf"\begin{{aligned}}{block.left} &{block.relation} "
+                            rf"{block.right}\end{{aligned}}")
+        if block.fallback:
+            return _display(block.fallback)
+        return _display(rf"\begin{{aligned}}&{block.left}\\ &\quad {block.relation} "
+                        rf"{block.right}\end{{aligned}}")
+    if isinstance(block, ItemList):
+        labels = block.labels or [("1." if block.numbered else "-")] * len(block.items)
+        return "\n".join(f"{markdown_text(label) if block.labels else label} {_text(item)}"
+                         for label, item in zip(labels, block.items)) + "\n"
+    if isinstance(block, Table):
+        width = len(block.align)
+        header = [_text(cell) for cell in block.header] if block.header else [""] * width
+        rows = ["| " + " | ".join(header) + " |", "|" + "---|" * width]
+        rows += ["| " + " | ".join(_text(cell) for cell in row) + " |" for row in block.rows]
+        return "\n".join(rows) + "\n"
+    if isinstance(block, Quote):
+        return "> " + _text(block.text) + "\n"
+    if isinstance(block, Step):
+        symbol = {"check": "✓ ", "cross": "✗ "}.get(block.symbol, "")
+        head = (f"**Step {block.number}** — *{markdown_text(symbol + block.mark)}: "
+                f"{markdown_text(block.detail)}.* {_text(block.text)}\n")
+        return "\n".join([head] + [_block(inner) for inner in block.body])
+    raise TypeError(f"no Markdown for {type(block).__name__}")
 
 
-def _step_markdown(number: int, result) -> str:
-    step, verdict = result.step, result.verdict
-    out = [f"**Step {number}** — *{markdown_text(_mark(step, verdict))}.* "
-           f"{prose_markdown(step.justification, 'a justification')}", ""]
-    if step.kind == "cited":
-        out += [f"> {prose_markdown(step.claim, 'a cited claim')}", "",
-                f"Reference: {prose_markdown(step.reference, 'a reference')}", ""]
-        return "\n".join(out)
-    left, right = step_sides(step)
-    if step.kind == "definition":
-        relation = DEFINES
-    else:
-        relation = {"refuted": r"\neq", "undecided": r"\overset{?}{=}"}.get(verdict.status, "=")
-    out.append(_display(rf"\begin{{aligned}}{left} &{relation} {right}\end{{aligned}}"))
-    if verdict is not None:
-        if verdict.status == "proved":
-            checks = (f"{verdict.cross_checks} numeric cross-checks agree"
-                      if verdict.cross_checks else "no numeric cross-check was possible")
-            out.append(f"Proved by {markdown_text(method_phrase(verdict.method))}; "
-                       f"{checks} ({verdict.seconds:.2f} s).")
-        elif verdict.status == "refuted":
-            out += ["Counterexample (exact, re-checked at two precisions: 30 and 60 digits, more "
-                    "when the numbers are large):", "",
-                    _display(counterexample_latex(verdict))]
-        else:
-            out.append(f"Undecided: {markdown_text(verdict.reason or 'no reason given')}.")
-        out.append("")
+def write_markdown(document: Document) -> str:
+    """The MyST page of ``document``."""
+    out = [f"# {_text(document.title)}", ""]
+    for block in [*document.front, *document.blocks]:
+        out += [_block(block), ""]
+    if document.colophon:
+        out += [_text(document.colophon), ""]
     return "\n".join(out)
 
 
-def report_markdown(report: ProofReport, *, versions: dict | None = None) -> str:
+def report_markdown(report: ProofReport, *, kernel: dict | None = None) -> str:
     r"""One theorem's derivation as a MyST Markdown page.
 
     Parameters
@@ -86,8 +104,8 @@ def report_markdown(report: ProofReport, *, versions: dict | None = None) -> str
 
     report : ProofReport
         What :meth:`~symrope.engine.Theorem.prove` returned.
-    versions : dict, optional
-        Software versions for the closing summary (default: :func:`symrope.latex.versions`).
+    kernel : dict, optional
+        Its ``--kernel coq`` summary (see :func:`symrope.latex.theorem_document`).
 
     Examples
     ========
@@ -101,44 +119,4 @@ def report_markdown(report: ProofReport, *, versions: dict | None = None) -> str
     >>> print(report_markdown(thm.prove()).splitlines()[0])
     # Double angle
     """
-    from symrope.latex._document import versions as current_versions
-
-    theorem = report.theorem
-    out = [f"# {markdown_text(theorem_title(theorem))}", "",
-           f"Theorem {markdown_text(theorem.name)}", ""]
-    out += [f"**Statement.** {prose_markdown(theorem.statement, 'a statement')}", ""]
-    if theorem.statement_latex:
-        out.append(_display(check_raw_latex(theorem.statement_latex,
-                                            f"statement_latex of {theorem.name!r}")))
-    if theorem.params:
-        out += ["**Parameters.**", "", _display(parameters_math(theorem.params))]
-    if theorem.hypotheses:
-        out += ["**Hypotheses.**", ""] + [f"- {prose_markdown(h, 'a hypothesis')}"
-                                          for h in theorem.hypotheses]
-        out.append("")
-    failures = len(report.failures())
-    verdict = (f"**Verdict: {report.verdict}.** " +
-               (f"All {report.checked_steps} checked steps got their expected verdict."
-                if report.proved else
-                f"{failures} of {report.checked_steps} checked steps did not get the verdict "
-                f"they expect (marked FAILED below)."))
-    out += [verdict, "", "## Derivation", ""]
-    references = []
-    for number, result in enumerate(report.results, 1):
-        out.append(_step_markdown(number, result))
-        if result.step.kind == "cited":
-            references.append(result.step.reference)
-    out += ["## Summary", "", "| | |", "|---|---|",
-            f"| Verdict | {report.verdict} |",
-            f"| Checked steps | {report.checked_steps} |",
-            f"| Definitions | {report.definitions} |",
-            f"| Cited lemmas | {report.cited_lemmas} |",
-            f"| Proof time | {report.seconds:.2f} s |"]
-    for name, version in (versions or current_versions()).items():
-        out.append(f"| {markdown_text(name)} version | {markdown_text(version)} |")
-    out.append("")
-    if references:
-        out += ["Cited lemmas (counted apart from machine-checked steps):", ""]
-        out += [f"{i}. {prose_markdown(ref, 'a reference')}" for i, ref in enumerate(references, 1)]
-        out.append("")
-    return "\n".join(out)
+    return write_markdown(theorem_derivation(report, kernel))

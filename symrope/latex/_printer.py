@@ -1,4 +1,11 @@
-"""A SymPy LaTeX printer that escapes user names and shows big matrices by their structure."""
+r"""A SymPy LaTeX printer that escapes user names and shows big matrices by their structure.
+
+It also keeps symrope's notation (``symrope/latex/_notation.py``): ``\ln`` for the natural
+logarithm, ``I`` for every identity matrix, ``^\top`` for the transpose, ``t - s`` rather than
+SymPy's ``- s + t`` (a sum is never printed starting with a minus sign when it has a positive
+term), and ``e`` only for Euler's number (a variable named ``e`` prints as ``\varepsilon``, one
+named ``l`` as ``\ell``).
+"""
 
 from __future__ import annotations
 
@@ -7,7 +14,9 @@ from typing import Any
 import re
 
 import sympy as sp
-from sympy.printing.latex import LatexPrinter
+from sympy.matrices.expressions import MatMul
+from sympy.printing.latex import LatexPrinter, translate
+from sympy.printing.precedence import PRECEDENCE, precedence_traditional
 
 from symrope.latex._escape import escape_math_text
 
@@ -27,6 +36,15 @@ _WRITTEN_NAME = re.compile(r"(?P<base>[A-Za-z][A-Za-z0-9]*)(?P<primes>'*)"
                            r"(?:_\{(?P<sub>[A-Za-z0-9+\-, ]+)\})?"
                            r"(?:\^\{(?P<sup>[A-Za-z0-9+\-, ']+(?:\^T)?)\})?"
                            r"(?:\((?P<args>[A-Za-z0-9+\-, ]*)\))?")
+# A variable that would read as another symbol of the notation: e is Euler's number, l a one.
+_RENAMED = {"e": r"\varepsilon", "l": r"\ell"}
+_WORD = re.compile(r"[A-Za-z]+")
+
+
+def _written_math(text: str) -> str:
+    r"""The inside of a written name's subscript or argument list as math: Greek letters by
+    name (``delta`` is ``\delta``), ``e`` and ``l`` renamed as for a variable."""
+    return _WORD.sub(lambda m: _RENAMED.get(m.group(0)) or translate(m.group(0)), text)
 
 
 class SafeLatexPrinter(LatexPrinter):
@@ -38,8 +56,11 @@ class SafeLatexPrinter(LatexPrinter):
     """
 
     printmethod = "_latex"
+    _default_settings = {**LatexPrinter._default_settings, "ln_notation": True}
 
     def _deal_with_super_sub(self, string: str, style: str = "plain") -> str:
+        if string in _RENAMED:
+            return _RENAMED[string]
         if _SAFE_NAME.fullmatch(string):
             return super()._deal_with_super_sub(string, style=style)
         written = _WRITTEN_NAME.fullmatch(string)
@@ -47,18 +68,78 @@ class SafeLatexPrinter(LatexPrinter):
             text = super()._deal_with_super_sub(written.group("base"), style=style)
             text += written.group("primes")
             if written.group("sub") is not None:
-                text += "_{" + written.group("sub") + "}"
+                text += "_{" + _written_math(written.group("sub")) + "}"
             if written.group("sup") is not None:
-                text += "^{" + written.group("sup").replace("^T", r"^{\top}") + "}"
+                text += "^{" + _written_math(written.group("sup")).replace("^T", r"^{\top}") + "}"
             if written.group("args") is not None:
-                text += "(" + written.group("args") + ")"
+                text += "(" + _written_math(written.group("args")) + ")"
             return text
         return escape_math_text(string)
 
     def _print_Transpose(self, expr):
-        # The same transpose sign as the prose and the authors' displays: ^\top, not ^T.
+        # The same transpose sign as the prose and the authors' displays: ^\top, not ^T; and
+        # (C^{-1})^T is C^{-\top}.
+        if isinstance(expr.arg, sp.Inverse) and isinstance(expr.arg.arg, sp.MatrixSymbol):
+            return _inverse_transpose(self._print(expr.arg.arg))
         text = super()._print_Transpose(expr)
         return text[:-len("^{T}")] + r"^{\top}" if text.endswith("^{T}") else text
+
+    def _print_Inverse(self, expr):
+        if isinstance(expr.arg, sp.Transpose) and isinstance(expr.arg.arg, sp.MatrixSymbol):
+            return _inverse_transpose(self._print(expr.arg.arg))
+        return self._print_MatPow(expr)
+
+    def _as_ordered_terms(self, expr, order=None):
+        # t - s, not SymPy's -s + t: a sum starts with its first positive term when it has one.
+        terms = list(super()._as_ordered_terms(expr, order=order))
+        if isinstance(expr, sp.Add) and len(terms) > 1 and terms[0].could_extract_minus_sign():
+            for index, term in enumerate(terms):
+                if not term.could_extract_minus_sign():
+                    return [term] + terms[:index] + terms[index + 1:]
+        return terms
+
+    def parenthesize(self, item: Any, level: int, is_neg: bool = False,
+                     strict: bool = False) -> str:
+        inner = _precedence(item)
+        if is_neg and strict:
+            return self._add_parens(self._print(item))
+        if inner < level or (not strict and inner <= level):
+            return self._add_parens(self._print(item))
+        return self._print(item)
+
+    def _print_MatMul(self, expr):
+        # SymPy asks a product whether it "could extract a minus sign" by negating it, which
+        # inverts every block-diagonal factor of an Inverse (seconds per block): the sign is
+        # read off the leading coefficient instead (a matrix product is never its own negative).
+        args = list(expr.args)
+        sign = ""
+        lead = args[0] if args else None
+        if lead is not None and not isinstance(lead, sp.MatrixExpr) and \
+                (lead.is_extended_negative if lead.is_number else lead.could_extract_minus_sign()):
+            sign = "- "
+            args = args[1:] if lead == -1 else [-lead, *args[1:]]
+        level = _precedence(expr)
+        return sign + " ".join(
+            self._print(arg) if (isinstance(arg, sp.Mul) and not isinstance(arg, MatMul)) or
+            arg.is_Rational else self.parenthesize(arg, level, False) for arg in args)
+
+    def _print_MatAdd(self, expr):
+        # a - b, not SymPy's a + -b; and a sum starts with a positive term when it has one
+        terms = [self._print(term) for term in expr.args]
+        positive = [t for t in terms if not t.startswith("-")]
+        if positive and terms[0].startswith("-"):
+            terms.remove(positive[0])
+            terms.insert(0, positive[0])
+        out = terms[0]
+        for term in terms[1:]:
+            out += " - " + term[1:].lstrip() if term.startswith("-") else " + " + term
+        return out
+
+    def _print_Identity(self, expr):
+        return "I"   # one identity symbol whatever the size (SymPy writes \mathbb{I})
+
+    def _print_ZeroMatrix(self, expr):
+        return "0"
 
     def _print_Str(self, s):
         return self._deal_with_super_sub(str(s.name))
@@ -102,6 +183,20 @@ class SafeLatexPrinter(LatexPrinter):
         if len(text) > MAX_LATEX_CHARS:
             return _long_summary(expr, len(text))
         return text
+
+
+def _inverse_transpose(name: str) -> str:
+    """``C^{-\top}``; a name with its own superscript (``e^{tX}``) is parenthesised first."""
+    return (rf"\left({name}\right)" if "^" in name else name) + r"^{-\top}"
+
+
+def _precedence(item) -> int:
+    """SymPy's precedence, without negating a matrix product to find its sign."""
+    if isinstance(item, MatMul):
+        lead = item.args[0] if item.args else None
+        return PRECEDENCE["Add"] if lead is not None and lead.is_number and \
+            lead.is_extended_negative else PRECEDENCE["Mul"]
+    return precedence_traditional(item)
 
 
 def _diagonal_blocks(matrix) -> list | None:
@@ -153,8 +248,10 @@ def math_latex(expr: object, **settings: Any) -> str:
     >>> from symrope.latex import math_latex
     >>> math_latex(sp.Symbol("omega_0") * sp.Symbol("p"))
     '\\omega_{0} p'
-    >>> math_latex(sp.MatrixSymbol("R_{t-s}", 4, 4).T * sp.MatrixSymbol("H'(d+e)", 4, 4))
-    "R_{t-s}^{\\top} H'(d+e)"
+    >>> math_latex(sp.MatrixSymbol("R_{t-s}", 4, 4).T * sp.MatrixSymbol("H'(delta+u)", 4, 4))
+    "R_{t-s}^{\\top} H'(\\delta+u)"
+    >>> math_latex(sp.Symbol("t") - sp.Symbol("s")), math_latex(sp.log(sp.Symbol("x")))
+    ('t - s', '\\ln{\\left(x \\right)}')
     >>> math_latex(sp.Symbol(r"\input{x}"))
     '\\backslash{}\\text{input}\\{\\text{x}\\}'
     >>> J = sp.Matrix([[0, -1], [1, 0]])

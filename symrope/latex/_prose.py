@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from symrope.latex._escape import check_raw_latex, escape_math_text, escape_text
+from symrope.latex._escape import check_raw_latex, escape_math_text, escape_text, markdown_text
 
 __all__ = ["split_prose", "prose_text", "prose_math", "prose_markdown", "prose_words",
            "method_phrase"]
@@ -86,8 +86,6 @@ def prose_markdown(text: str, what: str = "prose") -> str:
     >>> prose_markdown(r"the pair (q_a, q_b): $q_a^2$")
     'the pair \\(q\\_a, q\\_b\\)\\: $q_a^2$'
     """
-    from symrope.latex._markdown import markdown_text
-
     out = []
     for is_math, piece in split_prose(text):
         if is_math:
@@ -153,4 +151,10 @@ def method_phrase(method: str | None) -> str:
         ", ".join(rewrites[:-1]) + " and " + rewrites[-1]
     if templates:
         phrase += " (" + "; ".join(templates) + ")"
-    return phrase
+    return _TYPOGRAPHIC.sub(lambda m: _SIGNS[m.group(0)], phrase)
+
+
+# The engine names a few rewrites with ASCII signs ("sinc(u) -> sin(u)/u where u != 0"): a
+# derivation prints the signs themselves.
+_SIGNS = {"->": "→", "!=": "≠", "<=": "≤", ">=": "≥"}
+_TYPOGRAPHIC = re.compile("|".join(re.escape(sign) for sign in _SIGNS))

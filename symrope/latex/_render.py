@@ -16,7 +16,7 @@ from symrope.latex._printer import SafeLatexPrinter, math_latex
 from symrope.latex._prose import prose_math
 
 __all__ = ["verdict_latex", "report_latex", "theorem_latex", "step_sides", "counterexample_latex",
-           "name_math", "parameters_math", "theorem_title", "DEFINES", "EQUALS"]
+           "name_math", "theorem_title", "DEFINES", "EQUALS"]
 
 DEFINES, EQUALS = ":=", "="
 _IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)*")
@@ -86,14 +86,6 @@ def theorem_title(theorem) -> str:
     return name
 
 
-def parameters_math(params: dict) -> str:
-    r"""Math-mode LaTeX for a theorem's parameters: ``d = 128,\quad \theta = 10000``."""
-    parts = [f"{name_math(str(key))} = "
-             f"{escape_math_text(value) if isinstance(value, str) else math_latex(value)}"
-             for key, value in params.items()]
-    return r",\quad ".join(parts)
-
-
 def step_sides(step) -> tuple[str, str]:
     """The two sides of a definition or checked step, as math-mode LaTeX (``display`` wins)."""
     if step.display is not None:
@@ -117,12 +109,28 @@ def counterexample_latex(verdict) -> str:
              for key, value in point.items()]
     text = r",\ ".join(parts) if parts else r"\text{any point}"
     if verdict.entry is not None:
-        text += r"\ \text{(entry }" + escape_math_text(", ".join(map(str, verdict.entry))) + \
-            r"\text{)}"
+        text += r"\quad" + escape_math_text(f"({entry_words(verdict.entry)})")
     if verdict.difference:
-        text += r";\quad \lvert\text{lhs} - \text{rhs}\rvert \approx " + \
+        text += r";\quad \lvert\text{left} - \text{right}\rvert \approx " + \
             escape_math_text(_short_number(verdict.difference[-1]))
     return text
+
+
+def entry_words(entry) -> str:
+    """Where a matrix claim fails, counted from 1 as a reader counts (``g_11`` is row 1):
+    ``entry (1, 2)``, or ``block 3, entry (1, 2)`` in a block-diagonal claim.
+
+    Examples
+    ========
+
+    >>> from symrope.latex._render import entry_words
+    >>> entry_words((0, 1)), entry_words((2, 0, 0))
+    ('entry (1, 2)', 'block 3, entry (1, 1)')
+    """
+    numbers = [int(i) + 1 for i in entry]
+    if len(numbers) == 3:
+        return f"block {numbers[0]}, entry ({numbers[1]}, {numbers[2]})"
+    return "entry (" + ", ".join(map(str, numbers)) + ")"
 
 
 def _short_number(text: str, digits: int = 12) -> str:

@@ -55,21 +55,28 @@ def alibi_nilpotent(d=2) -> Theorem:
                   rf"$(F(s) q')^\top (G(t) k') = q^\top k - m (s - t)$ with $q' = (q, 1, 0)$, "
                   rf"$k' = (k, 0, m)$, $d = {d}$",
                   hypotheses=["$s$, $t$ real", "$m > 0$ (the head's slope)"],
-                  statement_latex=r"(F(s)q')^{\mathsf T}(G(t)k') = q^{\mathsf T}k - m\,(s - t)")
+                  statement_latex=r"(F(s)q')^\top(G(t)k') = q^\top k - m\,(s - t)")
     thm.define("N", N, "the nilpotent generator on the two extra coordinates")
-    thm.check(N * N, sp.zeros(2, 2), "$N$ is nilpotent", claim="N^2 = 0")
+    thm.check(N * N, sp.zeros(2, 2), "$N$ is nilpotent", claim="N^2 = 0", display=("N^2", "0"))
     thm.check((p * N).exp(), I2 + p * N, "the exponential series stops after the linear term",
-              claim="e^{pN} = I + pN")
-    thm.check(F(s).T * G(t), G(t - s), "the shears compose by adding offsets",
-              claim="F(s)^T G(t) = H(t - s) = diag(I, e^{(t-s)N})")
-    thm.check(F(p).T * G(p), sp.eye(d + 2), "identity at zero offset", claim="F(p)^T G(p) = I")
+              claim="e^{pN} = I + pN", display=("e^{pN}", "I + pN"))
+    thm.check(F(s).T * G(t), G(t - s),
+              r"the shears compose by adding offsets, with $F(s) = \operatorname{diag}(I, "
+              r"e^{-sN^\top})$ and $G(t) = \operatorname{diag}(I, e^{tN})$",
+              claim="F(s)^T G(t) = H(t - s) = diag(I, e^{(t-s)N})",
+              display=(r"F(s)^\top G(t)", r"\operatorname{diag}\left(I, e^{(t-s)N}\right) = "
+                                         r"H(t - s)"))
+    thm.check(F(p).T * G(p), sp.eye(d + 2), "identity at zero offset", claim="F(p)^T G(p) = I",
+              display=(r"F(p)^\top G(p)", "I"))
     padded_q = sp.Matrix.vstack(q, sp.Matrix([1, 0]))
     padded_k = sp.Matrix.vstack(k, sp.Matrix([0, m]))
     thm.check((F(s) * padded_q).T * (G(t) * padded_k), sp.Matrix([(q.T * k)[0, 0] - m * (s - t)]),
               "the extra coordinates contribute $m (t - s)$",
-              claim="(F(s) q')^T (G(t) k') = q^T k - m (s - t)")
+              claim="(F(s) q')^T (G(t) k') = q^T k - m (s - t)",
+              display=(r"(F(s)\,q')^\top (G(t)\,k')", r"q^\top k - m\,(s - t)"))
     thm.check(sp.diff(G(offset), offset).subs(offset, 0), sp.diag(sp.zeros(d), N),
               r"the generator is $X = H'(0) = \operatorname{diag}(0, N)$: zero directions and "
               r"one nilpotent shear",
-              claim="H'(0) = diag(0, N)")
+              claim="H'(0) = diag(0, N)",
+              display=("H'(0)", r"\operatorname{diag}(0, N)"))
     return thm

@@ -35,7 +35,8 @@ MATHLIB_INTEGRAL_UNIT = (r"Lean Mathlib, "
                          r"Mathlib/Analysis/Normed/Algebra/OneParameterSubgroup.lean, lemma "
                          r"exists_isUnit_intervalIntegral (used in the proof of "
                          r"existsUnique_generator): for a continuous one-parameter subgroup $U$ "
-                         r"there is $d > 0$ with $\int_0^d U(x)\,dx$ invertible")
+                         r"there is $\varepsilon > 0$ with $\int_0^\varepsilon U(x)\,dx$ "
+                         r"invertible")
 INTEGRAL_LINEARITY = (r"linearity of the (entrywise) interval integral: a constant matrix factor "
                       r"moves inside, $M \int f = \int M f$ and $(\int f) M = \int f M$ "
                       r"(Mathlib ContinuousLinearMap.intervalIntegral_comp_comm; the same file's "
@@ -116,61 +117,76 @@ def exponential_form(n=3) -> Theorem:
     """
     size = matrix_size(n)
     identity = sp.Identity(size)
-    u, v, d, e = sp.symbols("u v d e", real=True)
+    # delta is an offset and epsilon the length of the integration interval (e is Euler's).
+    u, v, d, e = sp.symbols("u v delta epsilon", real=True)
     h = sp.Function("h")
     H_d, H_e, H_de, H_0, A, X, dH_d, E, dE, E_pos, H_u, H_du = [
         sp.MatrixSymbol(name, size, size) for name in
-        ("H(d)", "H(e)", "H(d+e)", "H(0)", "A", "X", "H'(d)", "E(d)", "E'(d)", "e^{dX}", "H(u)",
-         "H(d+u)")]
+        ("H(delta)", "H(epsilon)", "H(delta+epsilon)", "H(0)", "A", "X", "H'(delta)",
+         "E(delta)", "E'(delta)", "e^{delta X}", "H(u)", "H(delta+u)")]
     thm = Theorem(
         "exponential_form",
-        r"If $d \mapsto H(d)$ is a continuous map from the reals to invertible $n \times n$ matrices "
-        r"with $H(a + b) = H(a) H(b)$ and $H(0) = I$, then $H$ is differentiable, $X = H'(0)$ "
-        r"commutes with every $H(d)$, and $H(d) = e^{dX}$ for every real $d$. Proved here: the "
-        r"algebra (on opaque $n \times n$ matrices) and the calculus (on one entry) of the "
-        r"integral-trick and ODE-uniqueness argument; cited: the analytic lemma itself "
-        r"(Mathlib), the invertibility of the integral, the linearity of the integral, the "
-        r"derivative of $e^{-dX}$ (checked on two 2x2 instances) and the mean value theorem.",
-        hypotheses=["$H(a + b) = H(a) H(b)$, $H(0) = I$ (theorem group_law)",
+        r"If $\delta \mapsto H(\delta)$ is a continuous map from the reals to invertible "
+        r"$n \times n$ matrices with $H(a + b) = H(a) H(b)$ and $H(0) = I$, then $H$ is "
+        r"differentiable, $X = H'(0)$ commutes with every $H(\delta)$, and "
+        r"$H(\delta) = e^{\delta X}$ for every real $\delta$.",
+        hypotheses=["$H(a + b) = H(a) H(b)$, $H(0) = I$ (the group law)",
                     "$H$ is continuous (assumption 4)"],
         statement_latex=r"H \text{ continuous},\ H(a+b) = H(a)H(b),\ H(0) = I \implies "
                         r"H(\delta) = e^{\delta X},\ X = H'(0)")
-    thm.cite(r"a continuous one-parameter subgroup $H$ of $\mathrm{GL}(n, \mathbb{R})$ is differentiable and $H(d) "
-             r"= \exp(dX)$ for a unique $X$", MATHLIB_GENERATOR,
+    thm.cite(r"a continuous one-parameter subgroup $H$ of $\mathrm{GL}(n, \mathbb{R})$ is "
+             r"differentiable and $H(\delta) = \exp(\delta X)$ for a unique $X$",
+             MATHLIB_GENERATOR,
              "the analytic lemma this theorem rests on; the steps below check its algebraic and "
              "calculus skeleton where SymPy can")
-    thm.cite(r"$A = \int_0^e H(u) \,du$ is invertible for some $e > 0$", MATHLIB_INTEGRAL_UNIT,
-             r"$A / e \to H(0) = I$ as $e \to 0$ by continuity, and the invertible matrices are "
-             r"open")
-    thm.define("A", r"$\int_0^e H(u) \,du$", "the integral of $H$ over $[0, e]$, entrywise")
-    thm.define("$H(d), H(e), H(d+e), H(0), H'(d), H(u), H(d+u)$",
+    thm.cite(r"$A = \int_0^\varepsilon H(u) \,du$ is invertible for some $\varepsilon > 0$",
+             MATHLIB_INTEGRAL_UNIT,
+             r"$A / \varepsilon \to H(0) = I$ as $\varepsilon \to 0$ by continuity, and the "
+             r"invertible matrices are open")
+    thm.define("A", r"$\int_0^\varepsilon H(u) \,du$",
+               r"the integral of $H$ over $[0, \varepsilon]$, entrywise")
+    thm.define(r"$H(\delta), H(\varepsilon), H(\delta+\varepsilon), H(0), H'(\delta), H(u), "
+               r"H(\delta+u)$",
                rf"opaque ${size} \times {size}$ matrices", "nothing about their entries is used")
 
     # The calculus, on one entry h of H (integrals and derivatives of matrices act entrywise).
     thm.check(sp.diff(sp.Integral(h(d + u), (u, 0, e)), e),
               sp.diff(sp.Integral(h(v), (v, d, d + e)), e),
-              r"fundamental theorem of calculus: both sides have derivative $h(d + e)$ in $e$, "
-              r"and both vanish at $e = 0$, so $\int_0^e h(d + u) \,du = \int_d^{d+e} h(v) \,dv$",
-              claim="d/de int_0^e h(d+u) du = d/de int_d^{d+e} h(v) dv")
+              r"fundamental theorem of calculus: both sides have derivative "
+              r"$h(\delta + \varepsilon)$ in $\varepsilon$, and both vanish at $\varepsilon = 0$, "
+              r"so $\int_0^\varepsilon h(\delta + u) \,du = \int_\delta^{\delta+\varepsilon} "
+              r"h(v) \,dv$",
+              claim="d/de int_0^e h(d+u) du = d/de int_d^{d+e} h(v) dv",
+              display=(r"\frac{\partial}{\partial \varepsilon} \int_0^{\varepsilon} "
+                       r"h(\delta + u)\,du",
+                       r"\frac{\partial}{\partial \varepsilon} \int_{\delta}^{\delta+\varepsilon} "
+                       r"h(v)\,dv"))
     thm.check(sp.diff(sp.Integral(h(v), (v, d, d + e)), d), h(d + e) - h(d),
               "Leibniz rule for an integral with moving limits",
-              claim="d/dd int_d^{d+e} h(v) dv = h(d + e) - h(d)")
+              claim="d/dd int_d^{d+e} h(v) dv = h(d + e) - h(d)",
+              display=(r"\frac{\partial}{\partial \delta} \int_{\delta}^{\delta+\varepsilon} "
+                       r"h(v)\,dv", r"h(\delta + \varepsilon) - h(\delta)"))
     thm.check(_product(H_d, H_u), _product(H_u, H_d),
-              "both products are $H(d + u)$ by the group law (so the integrands of $H(d) A$ and "
-              "$A H(d)$ agree at every $u$)", claim="H(d) H(u) = H(u) H(d)",
+              r"both products are $H(\delta + u)$ by the group law (so the integrands of "
+              r"$H(\delta) A$ and $A H(\delta)$ agree at every $u$)",
+              claim="H(d) H(u) = H(u) H(d)",
               assumptions=[sp.Eq(_product(H_d, H_u), H_du), sp.Eq(_product(H_u, H_d), H_du)])
-    thm.cite(r"$H(d) A = \int_0^e H(d) H(u) \,du = \int_0^e H(d + u) \,du = \int_d^{d+e} H(v) "
-             r"\,dv$, and $A H(d) = \int_0^e H(u) H(d) \,du = H(d) A$", INTEGRAL_LINEARITY,
+    thm.cite(r"$H(\delta) A = \int_0^\varepsilon H(\delta) H(u) \,du = \int_0^\varepsilon "
+             r"H(\delta + u) \,du = \int_\delta^{\delta+\varepsilon} H(v) \,dv$, and "
+             r"$A H(\delta) = \int_0^\varepsilon H(u) H(\delta) \,du = H(\delta) A$",
+             INTEGRAL_LINEARITY,
              "linearity of the integral, then the group law (the step above), then the change of "
              "variables checked above on one entry")
 
     # (H(e) - I) A^{-1} is written out as H(e) A^{-1} - A^{-1}: same matrix, and the random
     # matrix cross-checks stay cheap (no identity inside a product).
     group_law = sp.Eq(H_de, _product(H_d, H_e))
-    thm.check(H_de - H_d, _product(H_d, H_e) - H_d, "the group law $H(d + e) = H(d) H(e)$",
+    thm.check(H_de - H_d, _product(H_d, H_e) - H_d,
+              r"the group law $H(\delta + \varepsilon) = H(\delta) H(\varepsilon)$",
               claim="H'(d) A = H(d + e) - H(d) = H(d) (H(e) - I)", assumptions=[group_law])
     generator = _product(H_e, A.I) - A.I
-    thm.define("X", "$(H(e) - I) A^{-1} = H(e) A^{-1} - A^{-1}$", "the candidate generator")
+    thm.define("X", r"$(H(\varepsilon) - I) A^{-1} = H(\varepsilon) A^{-1} - A^{-1}$",
+               "the candidate generator")
     thm.check(dH_d, _product(H_d, X),
               "divide by the invertible $A$ on the right, then use the definition of $X$",
               claim="H'(d) = (H(d + e) - H(d)) A^{-1} = H(d) X",
@@ -182,7 +198,7 @@ def exponential_form(n=3) -> Theorem:
     # X commutes with H(d).
     commutes_with_A = sp.Eq(_product(H_d, A), _product(A, H_d))
     thm.check(_product(A.I, _product(H_d, A), A.I), _product(H_d, A.I),
-              "$H(d) A = A H(d)$ (cited above); multiply by $A^{-1}$ on both sides",
+              r"$H(\delta) A = A H(\delta)$ (cited above); multiply by $A^{-1}$ on both sides",
               claim="A^{-1} H(d) = H(d) A^{-1}", assumptions=[commutes_with_A])
     thm.check(_difference(_product(H_e, _product(A.I, H_d)), _product(A.I, H_d)),
               _product(H_e, H_d, A.I) - _product(H_d, A.I),
@@ -190,42 +206,53 @@ def exponential_form(n=3) -> Theorem:
               assumptions=[sp.Eq(_product(A.I, H_d), _product(H_d, A.I))])
     thm.check(_difference(_product(_product(H_e, H_d), A.I), _product(H_d, A.I)),
               _product(H_d, X),
-              "$H(e) H(d) = H(e + d) = H(d) H(e)$",
+              r"$H(\varepsilon) H(\delta) = H(\varepsilon + \delta) = H(\delta) H(\varepsilon)$",
               claim="(H(e) - I) H(d) A^{-1} = H(d) (H(e) - I) A^{-1} = H(d) X",
               assumptions=[sp.Eq(_product(H_e, H_d), _product(H_d, H_e)), sp.Eq(X, generator)])
 
     # ODE uniqueness: e^{-dX} H(d) has zero derivative.
     lam, omega = sp.symbols("lambda omega", real=True)
+    latex_of = {"X = lambda I + omega J": r"\lambda I + \omega J",
+                "X = lambda I + N (Jordan block)": r"\begin{pmatrix}\lambda & 1\\ 0 & \lambda"
+                                                   r"\end{pmatrix}"}
     for name, example in (("X = lambda I + omega J", sp.Matrix([[lam, -omega], [omega, lam]])),
                           ("X = lambda I + N (Jordan block)", sp.Matrix([[lam, 1], [0, lam]]))):
         exponential = exponential_of(example, -d)
+        shown = latex_of[name]
         thm.check(sp.diff(exponential, d), -example * exponential,
-                  "differentiate SymPy's closed form of the exponential (an example where "
-                  "SymPy can; the general fact is the term-by-term derivative of the series)",
-                  claim=f"d/dd e^{{-dX}} = -X e^{{-dX}} for {name}", instance=f"2x2, {name}")
+                  rf"for the instance $X = {shown}$, differentiate SymPy's closed form of the "
+                  r"exponential (the general fact is the term-by-term derivative of the series)",
+                  claim=f"d/dd e^{{-dX}} = -X e^{{-dX}} for {name}", instance=f"2x2, {name}",
+                  display=(r"\frac{d}{d\delta}\, e^{-\delta X}", r"-X e^{-\delta X}"))
         thm.check(exponential * exponential_of(example, d), sp.eye(2),
-                  "$dX$ and $-dX$ commute, so $e^{-dX} e^{dX} = e^{0} = I$",
-                  claim=f"e^{{-dX}} e^{{dX}} = I for {name}", instance=f"2x2, {name}")
-    thm.cite(r"$\frac{d}{dd} e^{-dX} = -e^{-dX} X$ and $e^{dX} e^{-dX} = I$ for every square $X$",
+                  rf"for the instance $X = {shown}$: $\delta X$ and $-\delta X$ commute, so "
+                  r"$e^{-\delta X} e^{\delta X} = e^{0} = I$",
+                  claim=f"e^{{-dX}} e^{{dX}} = I for {name}", instance=f"2x2, {name}",
+                  display=(r"e^{-\delta X} e^{\delta X}", "I"))
+    thm.cite(r"$\frac{d}{d\delta} e^{-\delta X} = -e^{-\delta X} X$ and "
+             r"$e^{\delta X} e^{-\delta X} = I$ for every square $X$",
              EXP_SERIES,
-             "differentiate the series term by term; $dX$ commutes with $-dX$")
-    thm.define("$E(d)$", "$e^{-dX}$", "an opaque matrix again, with derivative $E'(d)$")
+             r"differentiate the series term by term; $\delta X$ commutes with $-\delta X$")
+    thm.define(r"$E(\delta)$", r"$e^{-\delta X}$",
+               r"an opaque matrix again, with derivative $E'(\delta)$")
     thm.check(_product(dE, H_d) + _product(E, dH_d), sp.ZeroMatrix(size, size),
-              "product rule; $E'(d) = -e^{-dX} X$ and $H'(d) = H(d) X = X H(d)$",
+              r"product rule; $E'(\delta) = -e^{-\delta X} X$ and $H'(\delta) = H(\delta) X = "
+              r"X H(\delta)$",
               claim="d/dd [e^{-dX} H(d)] = e^{-dX}(H'(d) - X H(d)) = 0",
               assumptions=[sp.Eq(dE, -_product(E, X)), sp.Eq(dH_d, _product(X, H_d))])
-    thm.cite("$e^{-dX} H(d) = e^{0} H(0) = I$ for every $d$", MEAN_VALUE,
+    thm.cite(r"$e^{-\delta X} H(\delta) = e^{0} H(0) = I$ for every $\delta$", MEAN_VALUE,
              "its derivative vanishes on the whole real line (entrywise)")
-    thm.check(_product(_product(E_pos, E), H_d), H_d, "$e^{dX} e^{-dX} = I$",
+    thm.check(_product(_product(E_pos, E), H_d), H_d, r"$e^{\delta X} e^{-\delta X} = I$",
               claim="(e^{dX} e^{-dX}) H(d) = H(d)",
               assumptions=[sp.Eq(_product(E_pos, E), identity)])
     thm.check(_product(_product(E_pos, E), H_d), _product(E_pos, _product(E, H_d)),
               "associativity", claim="(e^{dX} e^{-dX}) H(d) = e^{dX} (e^{-dX} H(d))")
     thm.check(_product(E_pos, _product(E, H_d)), E_pos,
-              "$e^{-dX} H(d) = I$ (above); with the two previous steps, $H(d) = e^{dX}$",
+              r"$e^{-\delta X} H(\delta) = I$ (above); with the two previous steps, "
+              r"$H(\delta) = e^{\delta X}$",
               claim="e^{dX} (e^{-dX} H(d)) = e^{dX}, hence H(d) = e^{dX}",
               assumptions=[sp.Eq(_product(E, H_d), identity)])
     thm.cite("without continuity the conclusion fails", HAMEL_CAUCHY,
-             "for $n = 1$, $H(d) = e^{f(d)}$ with $f$ a non-measurable additive function (Hamel "
-             "basis) satisfies the group law but is not $e^{dX}$")
+             r"for $n = 1$, $H(\delta) = e^{f(\delta)}$ with $f$ a non-measurable additive "
+             r"function (Hamel basis) satisfies the group law but is not $e^{\delta X}$")
     return thm

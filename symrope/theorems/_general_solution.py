@@ -72,16 +72,14 @@ def general_solution(n=3) -> Theorem:
     thm = Theorem(
         "general_solution",
         r"Let $F$, $G$ satisfy translation invariance $F(s)^\top G(t) = H(t - s)$ with $H(t) = "
-        r"e^{tX}$ (theorems group_law and exponential_form). Then $G(t) = C e^{tX}$ and $F(t) = "
+        r"e^{tX}$ (the group law and the exponential form). Then $G(t) = C e^{tX}$ and $F(t) = "
         r"C^{-\top} e^{-tX^\top}$ with $C = G(0)$: every solution has this form. Conversely, for "
         r"every invertible $C$ and every $X$ (both $n \times n$) this pair satisfies $F(s)^\top G(t) "
         r"= e^{(t-s)X}$ with $H(0) = I$. Moreover $F(p) = G(p)$ for every real $p$ if and only "
-        r"if $C^\top C = I$ and $X^\top = -X$. Checked on opaque $n \times n$ matrices; cited: "
-        r"the exponential-series facts $(e^A)^\top = e^{A^\top}$, $(e^A)^{-1} = e^{-A}$, $e^{A} "
-        r"e^{B} = e^{A+B}$ for $AB = BA$ and $\frac{d}{dp} e^{pA}|_0 = A$, each also checked on "
-        r"2x2 instances.",
+        r"if $C^\top C = I$ and $X^\top = -X$.",
         hypotheses=["$C$ invertible", "$X$ any real square matrix",
-                    r"for the converse direction: $F(s)^\top G(t) = H(t - s)$, $H(t) = e^{tX}$"],
+                    r"for the first direction (every solution has this form): "
+                    r"$F(s)^\top G(t) = H(t - s)$ with $H(t) = e^{tX}$"],
         statement_latex=r"F(s)^\top G(t) = e^{(t-s)X} \iff G(p) = Ce^{pX},\ "
                         r"F(p) = C^{-\top}e^{-pX^\top};\quad F \equiv G \iff C^\top C = I,\ "
                         r"X^\top = -X")
@@ -92,34 +90,40 @@ def general_solution(n=3) -> Theorem:
              r"when $AB = BA$; $e^{0} = I$; $\frac{d}{dp} e^{pA}$ at $p = 0$ is $A$", EXP_SERIES,
              "transpose, multiply and differentiate the exponential series term by term")
     thm.check(sp.Transpose(_product(A, P)), _product(sp.Transpose(P), A.T),
-              r"the induction step behind $(e^A)^\top = e^{A^\top}$: $(A^{k+1})^\top = (A "
-              r"A^k)^\top = (A^k)^\top A^\top$, which is $(A^\top)^k A^\top = (A^\top)^{k+1}$ by "
-              r"the induction hypothesis $(A^k)^\top = (A^\top)^k$; the series is then "
-              r"transposed term by term (cited)",
+              r"the induction step behind $(e^A)^\top = e^{A^\top}$: with $P = A^m$, "
+              r"$(A^{m+1})^\top = (A P)^\top = P^\top A^\top$, which is $(A^\top)^m A^\top = "
+              r"(A^\top)^{m+1}$ by the induction hypothesis $(A^m)^\top = (A^\top)^m$; the series "
+              r"is then transposed term by term (cited)",
               claim="(A^{k+1})^T = (A P)^T = P^T A^T with P = A^k")
     lam, omega = sp.symbols("lambda omega", real=True)
     jordan = sp.Matrix([[lam, 1], [0, lam]])
     thm.check(exponential_of(jordan.T, -s).T, exponential_of(jordan, -s),
-              "closed forms of both exponentials (a non-normal example, so the transpose "
-              "matters)", claim="(e^{-sX^T})^T = e^{-sX} for X = lambda I + N",
-              instance="2x2 Jordan block X = lambda I + N")
+              r"closed forms of both exponentials for the Jordan block $X = \begin{pmatrix}\lambda & 1\\ 0 & \lambda\end{pmatrix}$ (not "
+              r"normal, so the transpose matters)",
+              claim="(e^{-sX^T})^T = e^{-sX} for X = lambda I + N",
+              instance="2x2 Jordan block X = lambda I + N",
+              display=(r"\left(e^{-sX^\top}\right)^\top", r"e^{-sX}"))
     thm.check(exponential_of(jordan, t).inv(), exponential_of(jordan, -t),
-              "closed forms of both sides", claim="(e^{tX})^{-1} = e^{-tX} for X = lambda I + N",
-              instance="2x2 Jordan block X = lambda I + N")
+              "closed forms of both sides, for the same Jordan block",
+              claim="(e^{tX})^{-1} = e^{-tX} for X = lambda I + N",
+              instance="2x2 Jordan block X = lambda I + N",
+              display=(r"\left(e^{tX}\right)^{-1}", r"e^{-tX}"))
     thm.check(exponential_of(jordan, -s) * exponential_of(jordan, t),
-              exponential_of(jordan, t - s), "$-sX$ and $tX$ commute",
+              exponential_of(jordan, t - s),
+              "for the same Jordan block: $-sX$ and $tX$ commute, so the exponents add",
               claim="e^{-sX} e^{tX} = e^{(t-s)X} for X = lambda I + N",
-              instance="2x2 Jordan block X = lambda I + N")
+              instance="2x2 Jordan block X = lambda I + N",
+              display=(r"e^{-sX} e^{tX}", r"e^{(t-s)X}"))
 
     # Every solution has this form.
     thm.define("$G(0), G(t), H(t)$", "opaque matrices, with $H(t) = e^{tX}$",
-               "and $C := G(0)$")
+               "the transforms at two positions, and $H$; write $C := G(0)$")
     thm.check(G_t, _product(G_0, H_t),
-              "theorem group_law at $s = 0$: $H(t) = G(0)^{-1} G(t)$; multiply by $G(0) = C$",
+              "the group law at $s = 0$: $H(t) = G(0)^{-1} G(t)$; multiply by $G(0) = C$",
               claim="G(t) = G(0) H(t) = C e^{tX}",
               assumptions=[sp.Eq(H_t, _product(G_0.I, G_t))])
     thm.check(sp.Transpose(sp.Inverse(_product(C, E_t))), _product(C.I.T, sp.Transpose(E_t.I)),
-              r"theorem group_law gives $F(t)^\top = G(t)^{-1}$, so $F(t) = (G(t)^{-1})^\top$; "
+              r"the group law gives $F(t)^\top = G(t)^{-1}$, so $F(t) = (G(t)^{-1})^\top$; "
               r"$(AB)^{-1} = B^{-1} A^{-1}$ and $(AB)^\top = B^\top A^\top$",
               claim="F(t) = ((C e^{tX})^{-1})^T = C^{-T} ((e^{tX})^{-1})^T")
     thm.check(_product(C.I.T, sp.Transpose(E_t.I)), _product(C.I.T, ET_mt),
@@ -167,18 +171,22 @@ def general_solution(n=3) -> Theorem:
               claim="C^{-T} = C implies C^T C = C^T C^{-T} = I")
     entries = sp.Matrix(2, 2, sp.symbols("c11 c12 c21 c22"))
     thm.check(entries.T * entries.inv().T, sp.eye(2),
-              r"the same on symbolic entries: $C^\top (C^{-1})^\top = (C^{-1} C)^\top$",
+              r"the same on symbolic entries, $C = \begin{pmatrix}c_{11} & c_{12}\\ c_{21} & c_{22}\end{pmatrix}$: $C^\top (C^{-1})^\top = "
+              r"(C^{-1} C)^\top$",
               claim="C^T C^{-T} = I for a 2x2 C with symbolic entries",
-              instance="2x2 C with symbolic entries")
+              instance="2x2 C with symbolic entries",
+              display=(r"C^\top C^{-\top}", "I"))
     thm.cite(r"$F'(0) = -C^{-\top} X^\top$ and $G'(0) = C X$", EXP_SERIES,
              r"the cited derivative $\frac{d}{dp} e^{pA}|_0 = A$ with $A = -X^\top$ and $A = X$, "
              r"times the constant factors $C^{-\top}$ and $C$")
     rotation_example = sp.Matrix([[lam, -omega], [omega, lam]])
     example_G = entries * exponential_of(rotation_example, p)
     thm.check(example_G.diff(p).subs(p, 0), entries * rotation_example,
-              "differentiate SymPy's closed form (symbolic entries of $C$)",
+              r"differentiate SymPy's closed form of $G(p) = C e^{pX}$ for $X = \lambda I + "
+              r"\omega J$ and the symbolic $C$ above",
               claim="G'(0) = C X for X = lambda I + omega J and symbolic C",
-              instance="2x2, X = lambda I + omega J, C with symbolic entries")
+              instance="2x2, X = lambda I + omega J, C with symbolic entries",
+              display=("G'(0)", "C X"))
     thm.check(_product(C.I, _product(C, X.T)), -X,
               r"$F'(0) = G'(0)$ with $C^{-\top} = C$ reads $-C X^\top = C X$; multiply by "
               r"$C^{-1}$",
@@ -187,9 +195,11 @@ def general_solution(n=3) -> Theorem:
 
     # Both conditions are needed.
     thm.check(entries.inv().T, entries, "a generic invertible matrix is not orthogonal",
-              claim="C^{-T} = C for every invertible C (false)", expect="refuted")
+              claim="C^{-T} = C for every invertible C (false)", expect="refuted",
+              display=(r"C^{-\top}", "C"))
     thm.check(exponential_of(rotation_example.T, -p), exponential_of(rotation_example, p),
               r"the decay factor: $e^{-\lambda p}$ on one side, $e^{\lambda p}$ on the other",
               claim="e^{-pX^T} = e^{pX} for X = lambda I + omega J (false unless lambda = 0)",
-              expect="refuted")
+              expect="refuted",
+              display=(r"e^{-pX^\top}\ \text{for } X = \lambda I + \omega J", r"e^{pX}"))
     return thm

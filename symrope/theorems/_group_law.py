@@ -87,7 +87,8 @@ def group_law(n=3) -> Theorem:
         hypotheses=["(1) linearity: positions act by matrices $F(s)$, $G(t)$",
                     r"(2) translation invariance: $F(s)^\top G(t) = H(t - s)$",
                     "(3) $H(0) = I$",
-                    "(4) continuity of $H$ (not needed for this theorem; see exponential_form)"],
+                    "(4) continuity of $H$ (not needed for this theorem; it gives the "
+                    "exponential form)"],
         statement_latex=r"F(s)^\top G(t) = H(t-s),\ H(0) = I \implies F(t)^\top = G(t)^{-1},\ "
                         r"H(t-s) = G(s)^{-1}G(t),\ H(a+b) = H(a)H(b),\ H(-a) = H(a)^{-1}")
     thm.define("$G(0), G(a), G(b), G(a+b), G(s), G(t)$",
@@ -139,5 +140,7 @@ def group_law(n=3) -> Theorem:
     generic = sp.Matrix(2, 2, sp.symbols("g11 g12 g21 g22", real=True))
     thm.check(generic.inv(), generic.T, "false in general: the inverse is not the transpose "
                                         "unless $G(t)$ is orthogonal", claim="G(t)^{-1} = G(t)^T (false in general)",
-              expect="refuted")
+              expect="refuted",
+              display=(r"\begin{bmatrix}g_{11} & g_{12}\\ g_{21} & g_{22}\end{bmatrix}^{-1}",
+                       r"\begin{bmatrix}g_{11} & g_{12}\\ g_{21} & g_{22}\end{bmatrix}^\top"))
     return thm

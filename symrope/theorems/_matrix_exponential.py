@@ -76,31 +76,31 @@ def matrix_exponential(order=6, steps=5, n=3) -> Theorem:
     thm = Theorem(
         "matrix_exponential",
         r"For $J = \begin{pmatrix}0 & -1\\ 1 & 0\end{pmatrix}$ and real $\phi$: $J^2 = -I$ and "
-        r"$J^{2k} = (-1)^k I$, $J^{2k+1} = (-1)^k J$ for every $k$ (induction, checked); so the "
-        r"exponential series of $\phi J$ collects to $\cos(\phi) I + \sin(\phi) J = R(\phi)$ "
-        r"(the series of $\cos$ and $\sin$ cited; the partial sum of order "
-        rf"${2 * order + 1}$ checked as an instance; $R' = J R$ checked); "
-        r"$(I + \phi J/N)^N \to R(\phi)$ as $N \to \infty$ (the multiplication rule checked "
-        rf"for every $N$, the power at $N = {steps}$ as an instance, the limits evaluated by the "
-        r"engine); and for every real skew-symmetric $X$ and real $d$, $e^{dX}$ is orthogonal "
-        r"(exponent laws cited).",
-        hypotheses=[r"$\phi$, $d$ real", r"$X^\top = -X$"],
-        statement_latex=r"J^2 = -I,\quad e^{\phi J} = \sum_k \frac{(\phi J)^k}{k!} = "
+        r"$J^{2m} = (-1)^m I$, $J^{2m+1} = (-1)^m J$ for every $m$; so the "
+        r"exponential series of $\phi J$ collects to $\cos(\phi) I + \sin(\phi) J = R(\phi)$, "
+        r"and $(I + \phi J/N)^N \to R(\phi)$ as $N \to \infty$; and for every real "
+        r"skew-symmetric $X$ and real $\delta$, $e^{\delta X}$ is orthogonal.",
+        hypotheses=[r"$\phi$, $\delta$ real", r"$X^\top = -X$"],
+        statement_latex=r"J^2 = -I,\quad e^{\phi J} = \sum_j \frac{(\phi J)^j}{j!} = "
                         r"\cos\phi\, I + \sin\phi\, J = \lim_{N\to\infty}\left(I + "
                         r"\frac{\phi J}{N}\right)^N,\quad X^\top = -X \implies "
-                        r"(e^{dX})^\top e^{dX} = I")
+                        r"(e^{\delta X})^\top e^{\delta X} = I")
     thm.define("J", J, r"the generator of plane rotations, $dR/d\phi$ at $\phi = 0$")
     thm.define("R(phi)", rotation(phi), r"rotation of the plane by the angle $\phi$")
-    thm.check(_product(J, J), -identity, "multiply out", claim="J^2 = -I")
-    k = sp.Symbol("k", integer=True, nonnegative=True)
+    thm.check(_product(J, J), -identity, "multiply out", claim="J^2 = -I",
+              display=("J^2", "-I"))
+    k = sp.Symbol("m", integer=True, nonnegative=True)  # k is the key vector
     thm.check(_product((-1) ** k * identity, J, J), (-1) ** (k + 1) * identity,
-              "induction on $k$ (base $J^0 = I$): $J^{2k+2} = J^{2k} J^2$ with $J^2 = -I$",
-              claim="J^{2k} = (-1)^k I implies J^{2k+2} = (-1)^k I J^2 = (-1)^{k+1} I")
-    thm.check(_product((-1) ** k * identity, J), (-1) ** k * J, "$J^{2k+1} = J^{2k} J$",
-              claim="J^{2k+1} = (-1)^k J for every k >= 0")
-    thm.cite(r"$\sum_k (-1)^k \phi^{2k}/(2k)! = \cos(\phi)$ and $\sum_k (-1)^k "
-             r"\phi^{2k+1}/(2k+1)! = \sin(\phi)$, absolutely convergent", TAYLOR_COS_SIN,
-             r"with $J^{2k} = (-1)^k I$ and $J^{2k+1} = (-1)^k J$ the exponential series of "
+              "induction on $m$ (base $J^0 = I$): if $J^{2m} = (-1)^m I$, then "
+              "$J^{2m+2} = J^{2m} J^2$ with $J^2 = -I$",
+              claim="J^{2k} = (-1)^k I implies J^{2k+2} = (-1)^k I J^2 = (-1)^{k+1} I",
+              display=(r"J^{2m+2} = (-1)^m I\, J J", r"(-1)^{m+1} I"))
+    thm.check(_product((-1) ** k * identity, J), (-1) ** k * J, "$J^{2m+1} = J^{2m} J$",
+              claim="J^{2k+1} = (-1)^k J for every k >= 0",
+              display=(r"J^{2m+1} = (-1)^m I\, J", r"(-1)^m J"))
+    thm.cite(r"$\sum_m (-1)^m \phi^{2m}/(2m)! = \cos(\phi)$ and $\sum_m (-1)^m "
+             r"\phi^{2m+1}/(2m+1)! = \sin(\phi)$, absolutely convergent", TAYLOR_COS_SIN,
+             r"with $J^{2m} = (-1)^m I$ and $J^{2m+1} = (-1)^m J$ the exponential series of "
              r"$\phi J$ splits into these two series times $I$ and $J$: $e^{\phi J} = \cos(\phi) "
              r"I + \sin(\phi) J$")
 
@@ -113,17 +113,21 @@ def matrix_exponential(order=6, steps=5, n=3) -> Theorem:
     cos_taylor = sp.cos(phi).series(phi, 0, 2 * order + 1).removeO()
     sin_taylor = sp.sin(phi).series(phi, 0, 2 * order + 2).removeO()
     thm.check(sp.ImmutableMatrix(partial_sum), cos_taylor * identity + sin_taylor * J,
-              r"even powers $(\phi J)^{2k} = (-1)^k \phi^{2k} I$, odd ones $(-1)^k \phi^{2k+1} "
-              r"J$: the even and odd partial sums are the Taylor polynomials of cos and sin",
+              r"even powers $(\phi J)^{2m} = (-1)^m \phi^{2m} I$, odd ones $(-1)^m \phi^{2m+1} "
+              rf"J$: the even and odd partial sums are the Taylor polynomials $C_{{{2 * order}}}$ "
+              rf"of $\cos$ and $S_{{{terms}}}$ of $\sin$",
+              display=(rf"\sum_{{j=0}}^{{{terms}}} \frac{{(\phi J)^j}}{{j!}}",
+                       rf"C_{{{2 * order}}}(\phi)\, I + S_{{{terms}}}(\phi)\, J"),
               claim=f"sum_(k=0)^({terms}) (phi J)^k / k! = C_{2 * order}(phi) I + "
                     f"S_{2 * order + 1}(phi) J", instance=f"partial sum of order {terms}")
     thm.check(sp.diff(rotation(phi), phi), _product(J, rotation(phi)),
               r"differentiate the entries; with $R(0) = I$, $R$ solves $Y' = J Y$, $Y(0) = I$, "
-              r"whose unique solution is $e^{\phi J}$ (cited in skew_blocks: ODE uniqueness)",
-              claim="R'(phi) = J R(phi)")
+              r"whose unique solution is $e^{\phi J}$ (uniqueness for linear ODEs)",
+              claim="R'(phi) = J R(phi)", display=(r"R'(\phi)", r"J R(\phi)"))
     thm.check(sp.ImmutableMatrix((phi * J).exp()), rotation(phi),
               r"SymPy's matrix exponential (Jordan form) of $\phi J$, computed while building",
               claim="e^{phi J} = cos(phi) I + sin(phi) J = R(phi)",
+              display=(r"e^{\phi J}", r"\cos(\phi)\, I + \sin(\phi)\, J = R(\phi)"),
               instance="SymPy's closed form")
 
     # The limit of many small steps, through the complex numbers a I + b J <-> a + i b.
@@ -132,11 +136,17 @@ def matrix_exponential(order=6, steps=5, n=3) -> Theorem:
               r"$J^2 = -I$: $aI + bJ$ multiplies like the complex number $a + ib$; this is "
               r"the induction step of $(aI + bJ)^N = \operatorname{Re}((a + ib)^N) I + "
               r"\operatorname{Im}((a + ib)^N) J$ for every $N$",
-              claim="(aI + bJ)(cI + eJ) = (ac - be) I + (ae + bc) J")
+              claim="(aI + bJ)(cI + eJ) = (ac - be) I + (ae + bc) J",
+              display=(r"(aI + bJ)(cI + \varepsilon J)",
+                       r"(ac - b\varepsilon) I + (a\varepsilon + bc) J"))
     z_power = sp.expand((1 + sp.I * phi / steps) ** steps)
     real_part, imaginary_part = z_power.as_real_imag()
     thm.check(sp.MatPow(identity + phi * J / steps, steps), real_part * identity + imaginary_part * J,
               "the previous step, applied $N$ times",
+              display=(rf"\left(I + \frac{{\phi J}}{{{steps}}}\right)^{{{steps}}}",
+                       rf"\operatorname{{Re}}\left(\left(1 + \frac{{i\phi}}{{{steps}}}\right)^{{{steps}}}"
+                       rf"\right) I + \operatorname{{Im}}\left(\left(1 + \frac{{i\phi}}{{{steps}}}"
+                       rf"\right)^{{{steps}}}\right) J"),
               claim=f"(I + phi J/{steps})^{steps} = Re((1 + i phi/{steps})^{steps}) I + "
                     f"Im((1 + i phi/{steps})^{steps}) J", instance=f"N = {steps}")
     modulus_power = (1 + phi ** 2 / big_n ** 2) ** (big_n / 2)
@@ -151,31 +161,39 @@ def matrix_exponential(order=6, steps=5, n=3) -> Theorem:
               sp.cos(phi) + sp.I * sp.sin(phi),
               r"$r^N e^{i N \theta} \to 1 \cdot e^{i \phi}$ (the two limits above; the engine "
               r"evaluates the limit itself too)",
+              display=(r"\lim_{N \to \infty} \left(1 + \frac{i\phi}{N}\right)^N",
+                       r"\cos\phi + i \sin\phi"),
               claim="lim_(N->oo) (1 + i phi/N)^N = cos(phi) + i sin(phi), so "
                     "(I + phi J/N)^N -> cos(phi) I + sin(phi) J = R(phi)")
 
     # Skew generators give orthogonal exponentials.
     size = matrix_size(n)
-    d, omega = sp.symbols("d omega", real=True)
+    d, omega = sp.symbols("delta omega", real=True)
     X = sp.MatrixSymbol("X", size, size)
-    E, E_minus = [sp.MatrixSymbol(name, size, size) for name in ("e^{dX}", "e^{-dX}")]
-    thm.define("$e^{dX}, e^{-dX}$", rf"opaque ${size} \times {size}$ matrices",
+    E, E_minus = [sp.MatrixSymbol(name, size, size) for name in ("e^{delta X}",
+                                                                 "e^{-delta X}")]
+    thm.define(r"$e^{\delta X}, e^{-\delta X}$", rf"opaque ${size} \times {size}$ matrices",
                "the exponentials of an opaque skew-symmetric matrix $X$")
     thm.cite(r"$(e^{A})^\top = e^{A^\top}$; $e^{A} e^{B} = e^{A+B}$ when $AB = BA$", EXP_SERIES,
-             "transpose the series term by term (induction step checked in general_solution)")
-    thm.check((d * X).T, -d * X, r"$(dX)^\top = d X^\top$ and $X^\top = -X$", claim="(dX)^T = -dX",
+             "transpose the series term by term (its induction step is checked with the "
+             "general solution)")
+    thm.check((d * X).T, -d * X, r"$(\delta X)^\top = \delta X^\top$ and $X^\top = -X$",
+              claim="(dX)^T = -dX",
               assumptions=[sp.Eq(sp.Transpose(X), -X)])
-    thm.check(_product(-d * X, d * X), _product(d * X, -d * X), "both are $-d^2 X^2$",
+    thm.check(_product(-d * X, d * X), _product(d * X, -d * X), r"both are $-\delta^2 X^2$",
               claim="-dX and dX commute")
     thm.check(_product(E.T, E), _product(E_minus, E),
-              r"$(e^{dX})^\top = e^{(dX)^\top} = e^{-dX}$ (cited transpose law and the step "
-              r"above)",
+              r"$(e^{\delta X})^\top = e^{(\delta X)^\top} = e^{-\delta X}$ (the cited "
+              r"transpose law and the step above)",
               claim="(e^{dX})^T e^{dX} = e^{-dX} e^{dX}", assumptions=[sp.Eq(E.T, E_minus)])
-    thm.cite(r"$e^{-dX} e^{dX} = e^{0} = I$, so $(e^{dX})^\top e^{dX} = I$: $e^{dX}$ is "
-             r"orthogonal",
-             EXP_SERIES, "the cited exponent law, $-dX$ and $dX$ commuting (checked above)")
+    thm.cite(r"$e^{-\delta X} e^{\delta X} = e^{0} = I$, so $(e^{\delta X})^\top "
+             r"e^{\delta X} = I$: $e^{\delta X}$ is orthogonal",
+             EXP_SERIES, r"the cited exponent law, $-\delta X$ and $\delta X$ commuting "
+             r"(checked above)")
     block = exponential_of(omega * J, d)
-    thm.check(_product(block.T, block), identity, r"$\cos^2 + \sin^2 = 1$",
+    thm.check(_product(block.T, block), identity,
+              r"for the skew generator $X = \omega J$: $\cos^2 + \sin^2 = 1$",
               claim="(e^{d omega J})^T e^{d omega J} = I (the 2x2 skew generator omega J)",
-              instance="2x2, X = omega J")
+              instance="2x2, X = omega J",
+              display=(r"\left(e^{\delta \omega J}\right)^\top e^{\delta \omega J}", "I"))
     return thm

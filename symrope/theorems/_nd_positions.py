@@ -67,11 +67,10 @@ def nd_commuting_generators_relative(n=3) -> Theorem:
                   r"$F = G$: the score $G(s)^\top G(t) = \exp(-A(s)) \exp(A(t))$ is a function "
                   r"of $t - s$ for all $s, t \in \mathbb{R}^2$ if and only if $X_1 X_2 = X_2 X_1$, "
                   r"and then it is $\exp(A(t - s))$. Without skewness the claim is false (one axis, "
-                  r"$X = 1$: the score is $e^{s+t}$). Cited: the exponent law for commuting "
-                  r"matrices and the transpose of the series.",
+                  r"$X = 1$: the score is $e^{s+t}$).",
                   hypotheses=[r"$X_1^\top = -X_1$, $X_2^\top = -X_2$",
                               r"$s, t \in \mathbb{R}^2$", "$F = G$"],
-                  statement_latex=r"X_k^\top = -X_k:\ G(s)^\top G(t) = e^{-A(s)} e^{A(t)} = "
+                  statement_latex=r"X_j^\top = -X_j:\ G(s)^\top G(t) = e^{-A(s)} e^{A(t)} = "
                                   r"e^{A(t-s)}\ \forall s, t \iff [X_1, X_2] = 0")
     skew = [sp.Eq(X1.T, -X1), sp.Eq(X2.T, -X2)]
     thm.check(A(s1, s2).T, -A(s1, s2), "transpose is linear; each generator is skew",
@@ -79,7 +78,7 @@ def nd_commuting_generators_relative(n=3) -> Theorem:
     thm.cite(r"$(e^B)^\top = e^{B^\top}$, so $G(s)^\top = e^{A(s)^\top} = e^{-A(s)}$", EXP_SERIES,
              "transpose the exponential series term by term")
     thm.check(sp.exp(s1) * sp.exp(t1), sp.exp(t1 - s1),
-              r"one axis with the non-skew generator $X = 1$ (1x1): $G(p) = e^p$, so $G(s)^\top "
+              r"one axis with the non-skew generator $X = 1$ ($1 \times 1$): $G(p) = e^p$, so $G(s)^\top "
               r"G(t) = e^{s+t}$, not $e^{t-s}$", expect="refuted",
               claim="X = 1: G(s)^T G(t) = e^s e^t = e^(t-s) (false: skewness is needed)",
               instance="1x1, X = 1")
@@ -93,7 +92,7 @@ def nd_commuting_generators_relative(n=3) -> Theorem:
     thm.cite(r"$\exp(B) \exp(C) = \exp(B + C)$ when $B C = C B$", MATHLIB_EXP_ADD,
              "the exponential of commuting matrices is the product of their exponentials")
     thm.check(A(t1, t2) - A(s1, s2), A(t1 - s1, t2 - s2), "$A$ is linear in the position",
-              claim="A(t) - A(s) = A(t - s)")
+              claim="A(t) - A(s) = A(t - s)", display=("A(t) - A(s)", "A(t - s)"))
 
     # Necessity: the sigma tau coefficient at s = (sigma, 0), t = (0, tau).
     thm.cite(r"$e^B = I + B + B^2/2$ + (terms of degree $\ge 3$ in $B$); so the coefficient of "
@@ -117,7 +116,8 @@ def nd_commuting_generators_relative(n=3) -> Theorem:
               r"relative at $s = (\sigma, 0)$, $t = (0, \tau)$ equates the two $\sigma \tau$ "
               r"coefficients $-X_1 X_2$ and $-(X_1 X_2 + X_2 X_1)/2$; their difference is "
               r"$-[X_1, X_2]/2$, so a relative score forces $[X_1, X_2] = 0$",
-              claim="-X1 X2 - (-(X1 X2 + X2 X1)/2) = -[X1, X2]/2")
+              claim="-X1 X2 - (-(X1 X2 + X2 X1)/2) = -[X1, X2]/2",
+              display=(r"-X_1 X_2 + \tfrac{1}{2}(X_1 X_2 + X_2 X_1)", r"-\tfrac{1}{2}[X_1, X_2]"))
     # A concrete commuting family: 2D mixed RoPE, every pair turning with both coordinates.
     a, b, c, e = sp.Rational(1), sp.Rational(1, 3), sp.Rational(1, 2), sp.Rational(2, 5)
     Y1, Y2 = sp.diag(a * J, b * J), sp.diag(c * J, e * J)
@@ -125,11 +125,16 @@ def nd_commuting_generators_relative(n=3) -> Theorem:
     def G(r1, r2):
         return sp.diag(rotation(r1 * a + r2 * c), rotation(r1 * b + r2 * e))
 
-    thm.check(product(Y1, Y2), product(Y2, Y1), "2D mixed RoPE: both generators are block diagonal in the same "
-              "planes", claim="[X_x, X_y] = 0 for 2D mixed RoPE", instance="2D mixed RoPE, 4x4")
+    thm.check(product(Y1, Y2), product(Y2, Y1),
+              r"2D mixed RoPE, $X_1 = \operatorname{diag}(J, J/3)$ and "
+              r"$X_2 = \operatorname{diag}(J/2, 2J/5)$: both generators are block diagonal in "
+              r"the same planes", claim="[X_x, X_y] = 0 for 2D mixed RoPE",
+              instance="2D mixed RoPE, 4x4", display=("X_1 X_2", "X_2 X_1"))
     thm.check(G(s1, s2).T * G(t1, t2), G(t1 - s1, t2 - s2),
-              "angle addition in each plane: the score sees only $t - s$",
-              claim="G(s)^T G(t) = G(t - s) for 2D mixed RoPE", instance="2D mixed RoPE, 4x4")
+              r"angle addition in each plane, for $G(r) = \exp(r_1 X_1 + r_2 X_2)$ of 2D mixed "
+              r"RoPE: the score sees only $t - s$",
+              claim="G(s)^T G(t) = G(t - s) for 2D mixed RoPE", instance="2D mixed RoPE, 4x4",
+              display=(r"G(s)^\top G(t)", "G(t - s)"))
     return thm
 
 
@@ -156,16 +161,21 @@ def nd_noncommuting_generators_not_relative() -> Theorem:
     r1, r2, s1, s2, t1, t2 = sp.symbols("r1 r2 s1 s2 t1 t2", real=True)
     Lz, Lx = sp.Matrix(L_Z), sp.Matrix(L_X)
     thm = Theorem("nd_noncommuting_generators_not_relative",
-                  r"for $X_1 = L_z$, $X_2 = L_x$: $G(s)^\top G(t) \ne G(t - s)$ for some $s$, $t$",
+                  r"For the generators $X_1 = L_z$, $X_2 = L_x$ of rotations of space about the "
+                  r"$z$- and $x$-axes and $G(r) = \exp(r_1 L_z + r_2 L_x)$: "
+                  r"$G(s)^\top G(t) \ne G(t - s)$ for some $s, t \in \mathbb{R}^2$",
                   hypotheses=[r"$G(r) = \exp(r_1 L_z + r_2 L_x)$"],
-                  statement_latex=r"[L_z, L_x] \neq 0,\quad G(s)^{\mathsf T} G(t) \neq G(t - s)")
+                  statement_latex=r"[L_z, L_x] \neq 0,\quad G(s)^\top G(t) \neq G(t - s)")
     thm.define("G(r)", so3_exponential(r1, r2),
-               r"Rodrigues: $I + \operatorname{sinc}(|r|)\, K + \operatorname{sinc}(|r|/2)^2\, "
-               r"K^2 / 2$ with $K = r_1 L_z + r_2 L_x$")
-    thm.check(Lz * Lx, Lx * Lz, r"$\mathfrak{so}(3)$ is not abelian: $[L_z, L_x] = L_y$", expect="refuted",
-              claim="L_z L_x = L_x L_z (false)")
+               r"Rodrigues' formula: $I + \operatorname{sinc}(|r|)\, K + "
+               r"\operatorname{sinc}(|r|/2)^2\, K^2 / 2$ with $K = r_1 L_z + r_2 L_x$",
+               display=("G(r)", r"\exp(r_1 L_z + r_2 L_x)"))
+    thm.check(Lz * Lx, Lx * Lz, r"$\mathfrak{so}(3)$ is not abelian: $[L_z, L_x] = L_y$",
+              expect="refuted", claim="L_z L_x = L_x L_z (false)",
+              display=("L_z L_x", "L_x L_z"))
     thm.check(so3_exponential(s1, s2).T * so3_exponential(t1, t2),
               so3_exponential(t1 - s1, t2 - s2),
               "shifting both positions by the same vector changes the score", expect="refuted",
-              claim="G(s)^T G(t) = G(t - s) (false)")
+              claim="G(s)^T G(t) = G(t - s) (false)",
+              display=(r"G(s)^\top G(t)", "G(t - s)"))
     return thm

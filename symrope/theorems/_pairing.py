@@ -68,21 +68,35 @@ def pairing_permutation(d=8, theta=10000) -> Theorem:
     P = deinterleave_permutation(d)
     q = sp.Matrix(sp.symbols(f"q0:{d}", real=True))
     thm = Theorem("pairing_permutation",
-                  r"$R_{\mathrm{half}}(p) = P R_{\mathrm{inter}}(p) P^\top$ and "
-                  r"$q \cos + \mathrm{rotate\_half}(q) \sin = R_{\mathrm{half}}(p)\, q$ "
+                  r"For the de-interleave permutation $P$, $R_{\mathrm{half}}(p) = P "
+                  r"R_{\mathrm{inter}}(p) P^\top$, and Hugging Face's "
+                  r"$q \odot \cos(p\bar\omega) + \tilde q \odot \sin(p\bar\omega)$ is "
+                  r"$R_{\mathrm{half}}(p)\, q$, where $\tilde q$ is $q$ with its halves rotated "
                   rf"($d = {d}$, $\theta = {theta}$)",
                   hypotheses=["$p$ real", r"$\omega_i = \theta^{-2i/d}$"],
-                  statement_latex=r"R_{\mathrm{half}}(p) = P\,R_{\mathrm{inter}}(p)\,P^{\mathsf T}")
+                  statement_latex=r"R_{\mathrm{half}}(p) = P\,R_{\mathrm{inter}}(p)\,P^\top")
     thm.define("P", P, "de-interleave: $(Px)_i = x_{2i}$, $(Px)_{i+d/2} = x_{2i+1}$")
-    thm.define("R_inter(p)", rope_interleaved(p, omega), r"pairs $(2i, 2i+1)$ turn by $p \omega_i$")
-    thm.check(P.T * P, sp.eye(d), "$P$ is a permutation matrix, hence orthogonal")
+    thm.define("R_inter(p)", rope_interleaved(p, omega), r"pairs $(2i, 2i+1)$ turn by $p \omega_i$",
+               display=(r"R_{\mathrm{inter}}(p)",
+                        r"\operatorname{diag}\left(R(p\,\omega_0), \ldots, "
+                        r"R(p\,\omega_{d/2-1})\right)"))
+    thm.check(P.T * P, sp.eye(d), "$P$ is a permutation matrix, hence orthogonal",
+              display=(r"P^\top P", "I"))
     thm.check(P * q, sp.Matrix([q[2 * i] for i in range(d // 2)] +
                                [q[2 * i + 1] for i in range(d // 2)]),
-              "$P$ lists the even coordinates, then the odd ones")
+              "$P$ lists the even coordinates, then the odd ones",
+              display=(r"P\, q", r"\left(q_0, q_2, \ldots, q_{d-2}, q_1, q_3, \ldots, "
+                                 r"q_{d-1}\right)^\top"))
     thm.check(P * rope_interleaved(p, omega) * P.T, rope_half(p, omega),
-              "conjugating by $P$ reorders the planes: pair $i$ now holds coordinates $i$ and "
-              "$i + d/2$")
+              r"conjugating by $P$ reorders the planes: pair $i$ now holds coordinates $i$ and "
+              r"$i + d/2$, and $R_{\mathrm{half}}(p) = \begin{pmatrix} C & -S\\ S & C"
+              r"\end{pmatrix}$ with $C = \operatorname{diag}(\cos p\,\omega_i)$ and "
+              r"$S = \operatorname{diag}(\sin p\,\omega_i)$",
+              display=(r"P R_{\mathrm{inter}}(p) P^\top", r"R_{\mathrm{half}}(p)"))
     thm.check(rotate_half_layout(q, [p * w for w in omega]), rope_half(p, omega) * q,
-              r"Hugging Face layout: $\cos = (\cos p\omega, \cos p\omega)$ concatenated, and "
-              r"$\mathrm{rotate\_half}(q) = (-q_2, q_1)$ for the halves $q_1$, $q_2$ of $q$")
+              r"Hugging Face's layout: $\bar\omega = (\omega, \omega)$ repeats the $d/2$ "
+              r"frequencies for both halves $q^{(1)}$, $q^{(2)}$ of $q$, and "
+              r"$\tilde q = (-q^{(2)}, q^{(1)})$ (its function that rotates the halves)",
+              display=(r"q \odot \cos(p\,\bar\omega) + \tilde q \odot \sin(p\,\bar\omega)",
+                       r"R_{\mathrm{half}}(p)\, q"))
     return thm

@@ -96,16 +96,13 @@ def rope_relative(d=64, theta=10000) -> Theorem:
         r"$X = \operatorname{diag}(\omega_0 J, \ldots, \omega_{d/2-1} J)$. Then "
         r"$R_d(p) = e^{pX}$, $R_d(s)^\top R_d(t) = R_d(t - s)$, and "
         r"$(R_d(s) q)^\top (R_d(t) k) = q^\top R_d(t - s) k$ for all real $s$, $t$, $p$ and all "
-        r"$q, k \in \mathbb{R}^d$. Proved for this $d$ (each $d$ is its own theorem; "
-        r"$d = 4096$ is proved too); $e^{\operatorname{diag}(A_i)} = "
-        r"\operatorname{diag}(e^{A_i})$ is cited, and checked on the full $4 \times 4$ "
-        r"generator of $d = 4$ as an instance.",
-        hypotheses=["$d$ even", r"$\theta > 1$", "$s$, $t$, $p$ real"],
+        r"$q, k \in \mathbb{R}^d$.",
+        hypotheses=["$d$ even", r"$\theta > 0$", "$s$, $t$, $p$ real"],
         statement_latex=r"R_d(p) = e^{pX},\quad R_d(s)^\top R_d(t) = R_d(t-s),\quad "
                         r"(R_d(s)q)^\top(R_d(t)k) = q^\top R_d(t-s)k,\quad "
                         rf"\omega_i = \theta^{{-2i/d}},\ d = {d},\ \theta = {sp.latex(base)}")
     blocks_display = r"\operatorname{diag}\left(R(p\,\omega_i)\right)_{i=0}^{d/2-1}"
-    thm.define("R_d(p)", R_p, "block-diagonal: one 2x2 rotation per pair of coordinates",
+    thm.define("R_d(p)", R_p, r"block-diagonal: one $2 \times 2$ rotation per pair of coordinates",
                display=("R_d(p)", blocks_display))
     thm.define("X", sp.BlockDiagMatrix(*[w * sp.ImmutableMatrix(J) for w in frequencies]),
                r"block-diagonal skew generator, one block $\omega_i J$ per pair",
@@ -116,17 +113,18 @@ def rope_relative(d=64, theta=10000) -> Theorem:
     generic_base = sp.Symbol("theta", positive=True)
     audited = inv_freq(RopeConfig.from_options(head_dim=d, theta=generic_base), "sympy")
     thm.check(sp.ImmutableMatrix(rope_frequencies(d, "theta")), sp.ImmutableMatrix(audited),
-              r"the frequencies used here are the audited default schedule "
-              r"(symrope.schedules.inv_freq, written once for SymPy, mpmath and floats), for "
-              r"every base $\theta > 0$, so also for this one",
+              r"the frequencies $\omega_i^{\mathrm{audit}}$ of the default schedule that the "
+              r"audit evaluates (one formula, written once for SymPy, mpmath and floating "
+              r"point) are these, for every base $\theta > 0$, so also for this one",
               claim="(theta^(-2i/d))_i = inv_freq(default schedule, head_dim d, theta), theta symbolic",
               display=(r"\left(\theta^{-2i/d}\right)_{i=0}^{d/2-1}",
-                       r"\mathrm{inv\_freq}_{\mathrm{default}}(d, \theta)"))
+                       r"\left(\omega_i^{\mathrm{audit}}\right)_{i=0}^{d/2-1}"))
 
     # R_d(p) = e^{pX}.
-    thm.cite(r"$e^{\operatorname{diag}(A_1, \ldots, A_k)} = \operatorname{diag}(e^{A_1}, \ldots, "
-             r"e^{A_k})$", BLOCK_FUNCTION,
-             r"the power series acts blockwise: $(\operatorname{diag} A_i)^k = \operatorname{diag}(A_i^k)$")
+    thm.cite(r"$e^{\operatorname{diag}(A_1, \ldots, A_m)} = \operatorname{diag}(e^{A_1}, \ldots, "
+             r"e^{A_m})$", BLOCK_FUNCTION,
+             r"the power series acts blockwise: $(\operatorname{diag} A_i)^j = "
+             r"\operatorname{diag}(A_i^j)$")
     # The instance at d = 4 with its frequencies evaluated (omega_0 = 1, omega_1 = theta^(-1/2)):
     # it shows the lemma on a full 4x4 generator, not this theorem's d.
     small = rope_frequencies(4, base)
@@ -137,15 +135,21 @@ def rope_relative(d=64, theta=10000) -> Theorem:
               r"($\omega_0 = 1$, $\omega_1 = \theta^{-1/2}$), SymPy's exponential of the full "
               r"$4 \times 4$ generator is the block diagonal of the two block exponentials",
               claim="e^{p diag(omega_0 J, omega_1 J)} = diag(R(p omega_0), R(p omega_1)) (d = 4, "
-                    "full matrices)", instance="d = 4, full 4x4 matrices")
+                    "full matrices)", instance="d = 4, full 4x4 matrices",
+              display=(rf"\exp\left(p \operatorname{{diag}}\left(J,\ {sp.latex(small[1])}\,J"
+                       r"\right)\right)",
+                       rf"\operatorname{{diag}}\left(R(p),\ R\left({sp.latex(small[1])}\,p"
+                       r"\right)\right)"))
     template = sp.ImmutableMatrix((_SCALE * J).exp())
     with sp.evaluate(False):
         exponentials = [template.xreplace({_SCALE: p * w}) for w in frequencies]
     thm.check(sp.BlockDiagMatrix(*exponentials), R_p,
-              r"blockwise exponential; each block $e^{p \omega_i J} = \cos I + \sin J$ (proved "
-              r"once for a symbolic frequency)", claim="e^{pX} = diag(e^{p omega_i J}) = R_d(p)",
+              r"the exponential of $pX$ block by block: each block is $e^{p \omega_i J} = "
+              r"\cos(p \omega_i) I + \sin(p \omega_i) J = R(p \omega_i)$, proved once for a "
+              r"symbolic frequency", claim="e^{pX} = diag(e^{p omega_i J}) = R_d(p)",
               budget=block_budget,
-              display=(r"\operatorname{diag}\left(e^{p\,\omega_i J}\right)", blocks_display))
+              display=(r"\operatorname{diag}\left(e^{p\,\omega_i J}\right)_{i=0}^{d/2-1}",
+                       "R_d(p)"))
 
     # Relative position.
     thm.check(_product(R_s.T, R_t), R_ts,
@@ -159,8 +163,8 @@ def rope_relative(d=64, theta=10000) -> Theorem:
     # invert block matrices (seconds per block).
     thm.check(_product(sp.Transpose(_product(R_s, pair_q)), _product(R_t, pair_k)),
               _product(pair_q.T, R_ts, pair_k),
-              "each pair's contribution, for symbolic components $(q_a, q_b)$ and $(k_a, k_b)$ "
-              "of that pair", claim="(R(s w_i) q_i)^T (R(t w_i) k_i) = q_i^T R((t-s) w_i) k_i "
+              "the contribution of each pair $i$, with symbolic components $q_i = (q_a, q_b)$ "
+              "and $k_i = (k_a, k_b)$", claim="(R(s w_i) q_i)^T (R(t w_i) k_i) = q_i^T R((t-s) w_i) k_i "
                                  "for every pair i", budget=block_budget,
               display=(r"\left((R(s\omega_i)q_i)^\top R(t\omega_i)k_i\right)_i",
                        r"\left(q_i^\top R((t-s)\omega_i)k_i\right)_i"))
@@ -171,7 +175,7 @@ def rope_relative(d=64, theta=10000) -> Theorem:
               _product(q.T, _product(Rs.T, Rt), k),
               r"$(AB)^\top = B^\top A^\top$", claim="(R_d(s) q)^T (R_d(t) k) = q^T (R_d(s)^T R_d(t)) k")
     thm.check(_product(q.T, _product(Rs.T, Rt), k), _product(q.T, Rts, k),
-              r"$R_d(s)^\top R_d(t) = R_d(t - s)$, proved above",
+              r"substitute $R_d(s)^\top R_d(t) = R_d(t - s)$, proved above",
               claim="(R_d(s) q)^T (R_d(t) k) = q^T R_d(t - s) k",
               assumptions=[sp.Eq(_product(Rs.T, Rt), Rts)])
     return thm

@@ -131,16 +131,16 @@ def schedule_keeps_relative(rope_type="llama3", d=8) -> Theorem:
     s, t, p, w = sp.symbols("s t p omega", real=True)
     omega = _frequencies(rope_type, d)
     thm = Theorem("schedule_keeps_relative",
-                  rf"{rope_type} frequencies ($d = {d}$): $R(s)^\top R(t) = R(t - s)$ and "
-                  r"$R(p)^\top R(p) = I$ for every real $s$, $t$, $p$, with the audited "
-                  r"frequencies of this schedule at this $d$ (position independence is a property of the schedule, a hypothesis: "
-                  "inv_freq takes no position)",
-                  hypotheses=["the frequencies do not depend on the position or the length "
-                              "(inv_freq of this schedule takes no position; not checked)"],
-                  statement_latex=r"R_\omega(s)^{\mathsf T} R_\omega(t) = R_\omega(t - s),\quad "
-                                  r"R_\omega(p)^{\mathsf T} R_\omega(p) = I")
-    thm.define("omega_i", sp.Matrix(omega), f"the audited {rope_type} schedule "
-               "(symrope.schedules.inv_freq, exact)")
+                  rf"For the frequencies $\omega_i$ of the {rope_type} schedule at $d = {d}$, as "
+                  r"the audit computes them, and $R_\omega(p) = \operatorname{diag}(R(p\,\omega_i))$: "
+                  r"$R_\omega(s)^\top R_\omega(t) = R_\omega(t - s)$ and "
+                  r"$R_\omega(p)^\top R_\omega(p) = I$ for every real $s$, $t$, $p$",
+                  hypotheses=["the frequencies do not depend on the position or the length (the "
+                              "schedule's frequency function takes no position; not checked)"],
+                  statement_latex=r"R_\omega(s)^\top R_\omega(t) = R_\omega(t - s),\quad "
+                                  r"R_\omega(p)^\top R_\omega(p) = I")
+    thm.define("omega_i", sp.Matrix(omega), f"the {rope_type} schedule as the audit computes it, "
+               "exactly")
     omega = _in_lowest_terms(thm, omega, "omega_i")
     thm.check(rotation(s * w).T * rotation(t * w), rotation((t - s) * w),
               "for any fixed real frequency: angle addition",
@@ -148,11 +148,11 @@ def schedule_keeps_relative(rope_type="llama3", d=8) -> Theorem:
     thm.check(_products(s, t, omega), _blocks(t - s, omega),
               "block by block, for the schedule's frequencies", budget=_STEP_BUDGET,
               claim="R_omega(s)^T R_omega(t) = R_omega(t - s)",
-              display=(r"R_\omega(s)^{\mathsf T} R_\omega(t)", r"R_\omega(t - s)"))
+              display=(r"R_\omega(s)^\top R_\omega(t)", r"R_\omega(t - s)"))
     thm.check(_products(p, p, omega), _identity_blocks(d),
               "rotations are orthogonal: identity at zero offset", budget=_STEP_BUDGET,
               claim="R_omega(p)^T R_omega(p) = I",
-              display=(r"R_\omega(p)^{\mathsf T} R_\omega(p)", "I"))
+              display=(r"R_\omega(p)^\top R_\omega(p)", "I"))
     return thm
 
 
@@ -182,8 +182,8 @@ def length_dependent_schedule_not_relative(rope_type="dynamic", d=8) -> Theorem:
                   r"$t - s$",
                   hypotheses=[f"key cached at sequence length {short}",
                               f"query computed at sequence length {long}"],
-                  statement_latex=rf"R_{{{long}}}(s)^{{\mathsf T}} R_{{{short}}}(t) \neq "
-                                  rf"R_{{{long}}}(0)^{{\mathsf T}} R_{{{short}}}(t - s)")
+                  statement_latex=rf"R_{{{long}}}(s)^\top R_{{{short}}}(t) \neq "
+                                  rf"R_{{{long}}}(0)^\top R_{{{short}}}(t - s)")
     thm.define(f"omega({short})", sp.Matrix(before), "the schedule at the first length")
     thm.define(f"omega({long})", sp.Matrix(after), "the schedule at the second length")
     thm.check(sp.Matrix(before), sp.Matrix(after), "the schedule changes with the length",
@@ -194,14 +194,14 @@ def length_dependent_schedule_not_relative(rope_type="dynamic", d=8) -> Theorem:
               "at one fixed length the encoding is still relative",
               budget=_STEP_BUDGET,
               claim=f"R_{long}(s)^T R_{long}(t) = R_{long}(t - s)",
-              display=(rf"R_{{{long}}}(s)^{{\mathsf T}} R_{{{long}}}(t)", rf"R_{{{long}}}(t-s)"))
+              display=(rf"R_{{{long}}}(s)^\top R_{{{long}}}(t)", rf"R_{{{long}}}(t-s)"))
     thm.check(_cross_products(s, after, t, before), _blocks(t - s, before),
               "across the two lengths the score depends on $s$, not only on $t - s$",
               budget=_STEP_BUDGET,
               expect="refuted", claim=f"R_{long}(s)^T R_{short}(t) = R_{long}(0)^T R_{short}(t - s) "
               "(false)",
-              display=(rf"R_{{{long}}}(s)^{{\mathsf T}} R_{{{short}}}(t)",
-                       rf"R_{{{long}}}(0)^{{\mathsf T}} R_{{{short}}}(t-s)"))
+              display=(rf"R_{{{long}}}(s)^\top R_{{{short}}}(t)",
+                       rf"R_{{{long}}}(0)^\top R_{{{short}}}(t-s)"))
     return thm
 
 
@@ -227,25 +227,24 @@ def yarn_attention_factor_scales_identity(d=4) -> Theorem:
     omega = _frequencies("yarn", d)
     s, t, p = sp.symbols("s t p", real=True)
     thm = Theorem("yarn_attention_factor_scales_identity",
-                  rf"YaRN (factor 4, $d = {d}$): with $m = {sp.latex(m)}$ on $q$ and $k$, "
+                  rf"YaRN (factor 4, $d = {d}$): with $m = {sp.latex(m, ln_notation=True)}$ on "
+                  r"$q$ and $k$, "
                   r"$F(s)^\top G(t) = m^2 R(t - s)$ and $H(0) = m^2 I \ne I$",
                   hypotheses=["cos and sin multiplied by the attention factor $m$"],
-                  statement_latex=r"(mR(s))^{\mathsf T}(mR(t)) = m^2 R(t - s),\quad "
+                  statement_latex=r"(mR(s))^\top(mR(t)) = m^2 R(t - s),\quad "
                                   r"H(0) = m^2 I \neq I")
-    thm.define("m", m, r"YaRN's attention factor $0.1 \ln(\mathrm{factor}) + 1$ "
-               "(symrope.schedules)")
+    thm.define("m", m, r"YaRN's attention factor $0.1 \ln(\mathrm{factor}) + 1$")
     omega = _in_lowest_terms(thm, omega, "omega_i")
     thm.check(_products(s, t, omega, m, m), _blocks(t - s, omega, m ** 2),
               "a uniform scalar commutes with everything: still relative",
               budget=_STEP_BUDGET,
               claim="(m R(s))^T (m R(t)) = m^2 R(t - s)",
-              display=(r"(mR(s))^{\mathsf T}(mR(t))", r"m^2 R(t-s)"))
+              display=(r"(mR(s))^\top(mR(t))", r"m^2 R(t-s)"))
     thm.check(_products(p, p, omega, m, m), _identity_blocks(d, m ** 2),
               r"at zero offset the score is $m^2 q^\top k$", budget=_STEP_BUDGET,
-              claim="(m R(p))^T (m R(p)) = m^2 I", display=(r"(mR(p))^{\mathsf T}(mR(p))",
-                                                                 r"m^2 I"))
+              claim="(m R(p))^T (m R(p)) = m^2 I", display=(r"(mR(p))^\top(mR(p))", r"m^2 I"))
     thm.check(_products(p, p, omega, m, m), _identity_blocks(d),
               "so the identity assumption $H(0) = I$ fails", expect="refuted", budget=_STEP_BUDGET,
               claim="(m R(p))^T (m R(p)) = I (false)",
-              display=(r"(mR(p))^{\mathsf T}(mR(p))", "I"))
+              display=(r"(mR(p))^\top(mR(p))", "I"))
     return thm

@@ -94,7 +94,7 @@ def xpos_damped_rotation(d=8, theta=10000, gamma=sp.Rational(2, 5), scale_base=5
     if not (scale_base.is_number and scale_base.is_positive):
         raise UsageError(f"xPos scale base B must be a positive number, got {scale_base!r}")
     lam, omega, s, t, p, u, delta = sp.symbols("lambda omega s t p u delta", real=True)
-    lag = sp.Symbol("l", nonnegative=True)
+    lag = sp.Symbol("l", nonnegative=True)  # printed \ell
     zeta = sp.Symbol("zeta", positive=True)
     q = sp.Matrix(sp.symbols("q_a q_b", real=True))
     k = sp.Matrix(sp.symbols("k_a k_b", real=True))
@@ -104,8 +104,8 @@ def xpos_damped_rotation(d=8, theta=10000, gamma=sp.Rational(2, 5), scale_base=5
         "xpos_damped_rotation",
         r"For $X = \lambda I + \omega J$, $F(p) = e^{-pX^\top}$ and $G(p) = e^{pX}$ give "
         r"$F(s)^\top G(t) = e^{\lambda (t-s)} R(\omega (t-s)) = H(t-s)$ with $H(0) = I$; over a "
-        r"causal lag $l \ge 0$ the score is $q^\top H(-l) k = e^{-\lambda l} q^\top R(-\omega l) "
-        r"k$, and $H(\delta)^\top H(\delta) = e^{2 \lambda \delta} I$ (growth for $\delta > 0$); "
+        r"causal lag $\ell \ge 0$ the score is $q^\top H(-\ell) k = e^{-\lambda \ell} q^\top "
+        r"R(-\omega \ell) k$, and $H(\delta)^\top H(\delta) = e^{2 \lambda \delta} I$ (growth for $\delta > 0$); "
         r"$\omega = 0$ gives pure decay. xPos ($\zeta_i = (2i/d + \gamma)/(1 + \gamma)$, query "
         r"scaled by $\zeta_i^{p/B}$, key by $\zeta_i^{-p/B}$; "
         rf"$d = {d}$, $\theta = {base}$, $\gamma = {sp.latex(sp.nsimplify(gamma))}$, "
@@ -116,69 +116,88 @@ def xpos_damped_rotation(d=8, theta=10000, gamma=sp.Rational(2, 5), scale_base=5
         statement_latex=r"F(s)^\top G(t) = e^{\lambda(t-s)}R(\omega(t-s)),\quad "
                         r"q^\top H(-\ell)k = e^{-\lambda\ell}q^\top R(-\omega\ell)k,\quad "
                         r"\zeta_i = \frac{2i/d + \gamma}{1 + \gamma}")
-    thm.define("X", X, "damped rotation generator: $I$ and $J$ commute")
+    thm.define("X", X, "the damped rotation generator ($I$ and $J$ commute)",
+               display=("X", r"\lambda I + \omega J"))
 
     # The 2x2 generator.
     H = lambda offset: sp.exp(lam * offset) * rotation(omega * offset)  # noqa: E731
     thm.check(exponential_of(X, p), H(p),
               r"SymPy's exponential; equivalently $e^{p \lambda I} e^{p \omega J}$ since $I$, "
               r"$J$ commute",
-              claim="G(p) = e^{pX} = e^{lambda p} R(omega p)")
+              claim="G(p) = e^{pX} = e^{lambda p} R(omega p)",
+              display=(r"G(p) = e^{pX}", r"e^{\lambda p} R(\omega p)"))
     F = lambda position: exponential_of(X.T, -position)  # noqa: E731
     thm.check(F(p), sp.exp(-lam * p) * rotation(omega * p),
               r"$X^\top = \lambda I - \omega J$, so $-pX^\top = -\lambda p I + \omega p J$",
-              claim="F(p) = e^{-pX^T} = e^{-lambda p} R(omega p)")
+              claim="F(p) = e^{-pX^T} = e^{-lambda p} R(omega p)",
+              display=(r"F(p) = e^{-pX^\top}", r"e^{-\lambda p} R(\omega p)"))
     thm.check(F(s).T * exponential_of(X, t), H(t - s),
-              r"$R(a)^\top R(b) = R(b$ - a) and $e^{-\lambda s} e^{\lambda t} = e^{\lambda "
+              r"$R(a)^\top R(b) = R(b - a)$ and $e^{-\lambda s} e^{\lambda t} = e^{\lambda "
               r"(t-s)}$",
-              claim="F(s)^T G(t) = e^{lambda (t-s)} R(omega (t-s)) = H(t - s)")
-    thm.check(H(0), identity, "$e^0 = 1$ and $R(0) = I$", claim="H(0) = I")
+              claim="F(s)^T G(t) = e^{lambda (t-s)} R(omega (t-s)) = H(t - s)",
+              display=(r"F(s)^\top G(t)", r"e^{\lambda (t-s)} R(\omega (t-s)) = H(t-s)"))
+    thm.check(H(0), identity, "$e^0 = 1$ and $R(0) = I$", claim="H(0) = I",
+              display=("H(0)", "I"))
     thm.check((q.T * H(-lag) * k)[0], sp.exp(-lam * lag) * (q.T * rotation(-omega * lag) * k)[0],
-              r"the scalar $e^{-\lambda l}$ factors out of the bilinear form",
-              claim="q^T H(-l) k = e^{-lambda l} q^T R(-omega l) k (causal lag l >= 0)")
+              r"the scalar $e^{-\lambda \ell}$ factors out of the bilinear form, for symbolic "
+              r"$q = (q_a, q_b)$ and $k = (k_a, k_b)$",
+              claim="q^T H(-l) k = e^{-lambda l} q^T R(-omega l) k (causal lag l >= 0)",
+              display=(r"q^\top H(-\ell)\, k", r"e^{-\lambda \ell}\, q^\top R(-\omega \ell)\, k"))
     thm.check(H(delta).T * H(delta), sp.exp(2 * lam * delta) * identity,
               r"$R$ is orthogonal: $H(\delta)$ scales every vector by $e^{\lambda \delta}$, a "
-              r"decay for $\delta = -l < 0$ and a growth for $\delta > 0$ (key after the query)",
-              claim="H(delta)^T H(delta) = e^{2 lambda delta} I")
+              r"decay for $\delta = -\ell < 0$ and a growth for $\delta > 0$ (key after the query)",
+              claim="H(delta)^T H(delta) = e^{2 lambda delta} I",
+              display=(r"H(\delta)^\top H(\delta)", r"e^{2 \lambda \delta} I"))
     thm.check(exponential_of(X.subs(omega, 0), delta), sp.exp(lam * delta) * identity,
-              "the ablation without rotation", claim="omega = 0: H(delta) = e^{lambda delta} I")
+              "the ablation without rotation", claim="omega = 0: H(delta) = e^{lambda delta} I",
+              display=(r"H(\delta)\big|_{\omega = 0}", r"e^{\lambda \delta} I"))
 
     # Identical damping of q and k breaks translation invariance.
     damped = lambda position: zeta ** position * rotation(omega * position)  # noqa: E731
     thm.check(damped(s).T * damped(t), zeta ** (s + t) * rotation(omega * (t - s)),
               "the scales multiply instead of cancelling",
               claim="F(p) = G(p) = zeta^p R(omega p) gives F(s)^T G(t) = "
-                    "zeta^(s+t) R(omega (t-s))")
+                    "zeta^(s+t) R(omega (t-s))",
+              display=(r"\bigl(\zeta^{s} R(\omega s)\bigr)^\top \zeta^{t} R(\omega t)",
+                       r"\zeta^{s+t} R(\omega (t-s))"))
     thm.check(damped(s).T * damped(t), damped(s + u).T * damped(t + u),
               r"shifting both positions by $u$ multiplies the score by $\zeta^{2u}$",
-              claim="identical damping is translation invariant (false)", expect="refuted")
+              claim="identical damping is translation invariant (false)", expect="refuted",
+              display=(r"\bigl(\zeta^{s} R(\omega s)\bigr)^\top \zeta^{t} R(\omega t)",
+                       r"\bigl(\zeta^{s+u} R(\omega (s+u))\bigr)^\top \zeta^{t+u} "
+                       r"R(\omega (t+u))"))
 
     # xPos per pair.
     thm.check(zeta ** (p / scale_base), sp.exp(p * sp.log(zeta) / scale_base),
               "definition of a real power of a positive number",
-              claim="zeta^(p/B) = e^(p ln(zeta)/B)")
+              claim="zeta^(p/B) = e^(p ln(zeta)/B)",
+              display=(r"\zeta^{p/B}", r"e^{p \ln(\zeta)/B}"))
     scales = xpos_scales(d, gamma)
     i_sym, d_sym = sp.Symbol("i", integer=True, nonnegative=True), sp.Symbol("d", positive=True)
     g_sym = sp.Symbol("gamma", positive=True)
     thm.check(1 - (2 * i_sym / d_sym + g_sym) / (1 + g_sym), (d_sym - 2 * i_sym) / (d_sym * (1 + g_sym)),
-              r"so $1 - \zeta_i > 0$ for every pair $i \le d/2 - 1 (d - 2i \ge 2)$ and $\gamma > "
-              r"0$; and $\zeta_i > 0$: hence $\lambda_i$ $=$ -ln(zeta_i)/B > 0 and "
-              r"$e^{-\lambda_i l}$ decays",
-              claim="1 - zeta_i = (d - 2i) / (d (1 + gamma)), so 0 < zeta_i < 1 and lambda_i > 0")
+              r"so $1 - \zeta_i > 0$ for every pair $i \le d/2 - 1$ ($d - 2i \ge 2$) and "
+              r"$\gamma > 0$; and $\zeta_i > 0$: hence $\lambda_i = -\ln(\zeta_i)/B > 0$ and "
+              r"$e^{-\lambda_i \ell}$ decays",
+              claim="1 - zeta_i = (d - 2i) / (d (1 + gamma)), so 0 < zeta_i < 1 and lambda_i > 0",
+              display=(r"1 - \zeta_i = 1 - \frac{2i/d + \gamma}{1 + \gamma}",
+                       r"\frac{d - 2i}{d\,(1 + \gamma)}"))
     frequencies = rope_frequencies(d, base, evaluate=False)
     query = lambda position: _scaled_blocks(position, 1, scales, frequencies, scale_base)  # noqa
     key = lambda position: _scaled_blocks(position, -1, scales, frequencies, scale_base)  # noqa
     pair_generator = -sp.log(zeta) / scale_base * identity + omega * sp.Matrix(J)
     thm.check(exponential_of(pair_generator.T, -p),
               sp.exp(p * sp.log(zeta) / scale_base) * rotation(omega * p),
-              r"$\lambda$ $=$ -ln(zeta)/B in $F(p) = e^{-pX^\top} = e^{-\lambda p} R(\omega p)$; "
+              r"$F(p) = e^{-pX^\top} = e^{-\lambda p} R(\omega p)$ with $\lambda = -\ln(\zeta)/B$, "
               r"for a symbolic $\zeta > 0$ and $\omega$, so for every pair $(\zeta_i, \omega_i)$",
               claim="e^{-p X_i^T} = zeta_i^{p/B} R(p omega_i) with X_i = lambda_i I + omega_i J, "
-                    "lambda_i = -ln(zeta_i)/B")
+                    "lambda_i = -ln(zeta_i)/B",
+              display=(r"e^{-pX^\top}\big|_{\lambda = -\ln(\zeta)/B}",
+                       r"\zeta^{p/B} R(\omega p)"))
     relative = _scaled_blocks(t - s, -1, scales, frequencies, scale_base)
     thm.check(_product(query(s).T, key(t)), relative,
-              r"per pair: $\zeta^{s/B} \zeta^{-t/B} = \zeta^{-(t-s)/B}$ and $R(s w)^\top R(t w) "
-              r"= R((t-s) w)$",
+              r"per pair: $\zeta_i^{s/B} \zeta_i^{-t/B} = \zeta_i^{-(t-s)/B}$ and "
+              r"$R(s\omega_i)^\top R(t\omega_i) = R((t-s)\omega_i)$",
               claim=f"xPos: F(s)^T G(t) = diag(zeta_i^((s-t)/B) R((t-s) omega_i)) (d = {d})",
               budget=10.0 + d / 32,
               display=(r"F(s)^\top G(t)",
