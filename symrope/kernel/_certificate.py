@@ -25,9 +25,10 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import sympy as sp
+from sympy.printing.printer import Printer
 
 from symrope._typing import ExactScalar
 from symrope.kernel._translate import (CoqPrinter, Untranslatable, binders, exact_power,
@@ -104,64 +105,97 @@ class _Atom:
     argument_text: str
 
 
-@dataclass
-class _Model:
-    """Each Coq subterm the certificate names becomes a polynomial variable, keyed by its text."""
+class _Model(Printer):
+    """Each Coq subterm the certificate names becomes a polynomial variable, keyed by its text.
 
-    printer: CoqPrinter
-    variables: dict = field(default_factory=dict)  # Coq text -> Symbol
-    atoms: dict = field(default_factory=dict)      # Coq text -> _Atom (top-level only)
+    A SymPy :class:`~sympy.printing.printer.Printer` whose output is a polynomial over those
+    variables, not a string: ``of(e)`` is ``e`` with every ``cos``, ``sin`` and ``exp`` (and
+    every symbol, ``pi`` or ``log``) replaced by its variable; its fallback refuses, like
+    :class:`~symrope.kernel._translate.CoqPrinter`'s.
+    """
+
+    printmethod = "_symrope_certificate"
+    _default_settings: dict = {}
+
+    def __init__(self, printer: CoqPrinter) -> None:
+        super().__init__()
+        self.printer = printer
+        self.variables: dict = {}  # Coq text -> Symbol
+        self.atoms: dict = {}      # Coq text -> _Atom (top-level only)
+        self._top = True
 
     def variable(self, text: str) -> sp.Symbol:
         if text not in self.variables:
             self.variables[text] = sp.Symbol(f"g{len(self.variables)}")
         return self.variables[text]
 
-    def atom(self, function, argument, argument_text, top):
+    def atom(self, function, argument, argument_text):
         text = f"({function} {argument_text})"
-        if top and text not in self.atoms:
+        if self._top and text not in self.atoms:
             family = EXPONENTIAL if function == "exp" else TRIG
             self.atoms[text] = _Atom(family, function, argument, argument_text)
         return self.variable(text)
 
     def of(self, e, top=True):
-        if isinstance(e, sp.Float):
-            raise Untranslatable(f"decimal constant {e}")
-        if e.is_Rational:
-            return e
-        if isinstance(e, sp.Symbol) or e is sp.pi or isinstance(e, sp.log):
-            return self.variable(self.printer.print(e))
-        if e is sp.E:
-            return self.atom("exp", sp.Integer(1), "(IZR 1)", top)
-        if isinstance(e, sp.Add):
-            return sp.Add(*[self.of(a, top) for a in e.args])
-        if isinstance(e, sp.Mul):
-            return sp.Mul(*[self.of(a, top) for a in e.args])
-        if isinstance(e, sp.exp):
-            return self.atom("exp", e.args[0], self.printer.print(e.args[0]), top)
-        if isinstance(e, (sp.cos, sp.sin)):
-            return self.atom(type(e).__name__, e.args[0], self.printer.print(e.args[0]), top)
-        if isinstance(e, sp.Pow):
-            value = exact_power(e.base, e.exp)
-            if value is not None:
-                return value
-            if e.exp.is_Integer:
-                n = int(e.exp)
-                if n >= 0:
-                    return self.of(e.base, top) ** n
-                argument = exponential_argument(e.base)
-                if argument is not None:
-                    negated = self.atom("exp", sp.Mul(-1, argument, evaluate=False),
-                                        f"(- {self.printer.exponent_text(e.base)})", top)
-                    return negated ** (-n)
-                if e.base.is_Rational and e.base != 0:
-                    return sp.Rational(e.base) ** n
-                raise NoCertificate(f"division by the non-constant {sp.sstr(e.base)}")
-            argument = exponential_argument(e)
-            if argument is None:
-                raise Untranslatable(f"power {sp.sstr(e)} of a base not known to be positive")
-            return self.atom("exp", argument, self.printer.exponent_text(e), top)
+        """The polynomial of ``e``; ``top=False`` for the argument of an atom (no new atoms)."""
+        outer, self._top = self._top, top
+        try:
+            return self._print(e)
+        finally:
+            self._top = outer
+
+    def emptyPrinter(self, e):
         raise Untranslatable(f"{type(e).__name__} has no exact Coq translation here")
+
+    def _print_Float(self, e):
+        raise Untranslatable(f"decimal constant {e}")
+
+    def _print_Rational(self, e):
+        return e
+
+    def _named(self, e):
+        return self.variable(self.printer.print(e))
+
+    _print_Symbol = _print_Pi = _print_log = _named
+
+    def _print_Exp1(self, e):
+        return self.atom("exp", sp.Integer(1), "(IZR 1)")
+
+    def _print_Add(self, e):
+        return sp.Add(*[self._print(a) for a in e.args])
+
+    def _print_Mul(self, e):
+        return sp.Mul(*[self._print(a) for a in e.args])
+
+    def _print_exp(self, e):
+        return self.atom("exp", e.args[0], self.printer.print(e.args[0]))
+
+    def _print_cos(self, e):
+        return self.atom("cos", e.args[0], self.printer.print(e.args[0]))
+
+    def _print_sin(self, e):
+        return self.atom("sin", e.args[0], self.printer.print(e.args[0]))
+
+    def _print_Pow(self, e):
+        value = exact_power(e.base, e.exp)
+        if value is not None:
+            return value
+        if e.exp.is_Integer:
+            n = int(e.exp)
+            if n >= 0:
+                return self._print(e.base) ** n
+            argument = exponential_argument(e.base)
+            if argument is not None:
+                negated = self.atom("exp", sp.Mul(-1, argument, evaluate=False),
+                                    f"(- {self.printer.exponent_text(e.base)})")
+                return negated ** (-n)
+            if e.base.is_Rational and e.base != 0:
+                return sp.Rational(e.base) ** n
+            raise NoCertificate(f"division by the non-constant {sp.sstr(e.base)}")
+        argument = exponential_argument(e)
+        if argument is None:
+            raise Untranslatable(f"power {sp.sstr(e)} of a base not known to be positive")
+        return self.atom("exp", argument, self.printer.exponent_text(e))
 
     def text(self, polynomial) -> str:
         names = {symbol: text for text, symbol in self.variables.items()}

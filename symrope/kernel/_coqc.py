@@ -21,7 +21,7 @@ from pathlib import Path
 from symrope.errors import UsageError
 from symrope.kernel._certificate import PRELUDE
 from symrope.kernel._export import TheoremExport
-from symrope.kernel._matrices import MATRIX_PRELUDE
+from symrope.kernel._matrices import MATRIX_PRELUDE, MATRIX_SECTION, MATRIX_SECTION_END
 
 __all__ = ["KernelUnavailable", "find_coqc", "check_exports", "COQ_INSTALL_HINT"]
 
@@ -58,9 +58,10 @@ def _combined(exports, keep, matrices: bool) -> str:
     prelude = MATRIX_PRELUDE if matrices else PRELUDE
     parts = ["(* symrope: kernel check of several theorems, one Module each. *)", prelude]
     for export in exports:
-        parts += [f"Module {export.module}.",
-                  export.body(only=keep[export.module], matrices=matrices),
-                  f"End {export.module}.", ""]
+        body = export.body(only=keep[export.module], matrices=matrices)
+        if matrices:
+            body = MATRIX_SECTION + body + MATRIX_SECTION_END
+        parts += [f"Module {export.module}.", body, f"End {export.module}.", ""]
     return "\n".join(parts)
 
 

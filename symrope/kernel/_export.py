@@ -26,7 +26,8 @@ import sympy as sp
 from symrope.engine import CHECKED, PROVED, Theorem
 from symrope.engine._blocks import block_claims, claim_key, evaluate, with_symbolic_constants
 from symrope.kernel._certificate import PRELUDE, NoCertificate, ScalarLemma, scalar_lemma
-from symrope.kernel._matrices import MATRIX_PRELUDE, matrix_lemma
+from symrope.kernel._matrices import (MATRIX_PRELUDE, MATRIX_SECTION, MATRIX_SECTION_END,
+                                      MatrixLemma, matrix_lemma)
 from symrope.kernel._translate import Untranslatable, sanitise
 
 __all__ = ["StepExport", "TheoremExport", "export_theorem"]
@@ -39,7 +40,7 @@ class StepExport:
     index: int          # position among the theorem's steps
     claim: str
     lemmas: list[ScalarLemma] = field(default_factory=list)
-    matrix_lemmas: list[str] = field(default_factory=list)  # MathComp lemmas (own file)
+    matrix_lemmas: list[MatrixLemma] = field(default_factory=list)  # MathComp (own file)
     reason: str | None = None
     trivial: bool = False  # both sides were the same SymPy object when the theorem was built
     templates: int = 0     # block templates exported for symbolic constants
@@ -87,7 +88,7 @@ class TheoremExport:
         for step in self.steps:
             if not step.exported or (only is not None and step.index not in only):
                 continue
-            texts = step.matrix_lemmas if matrices else [lemma.text() for lemma in step.lemmas]
+            texts = [lemma.text() for lemma in (step.matrix_lemmas if matrices else step.lemmas)]
             if texts:
                 parts.append(f"(* step {step.index}: {_comment(step.claim)} *)")
                 parts.extend(texts)
@@ -98,8 +99,9 @@ class TheoremExport:
         if not any(s.exported and s.matrix_lemmas for s in self.steps):
             return None
         return "\n".join([f"(* symrope: symbolic matrix steps of theorem {_comment(self.name)}, "
-                          "over every commutative ring (MathComp). *)", "", MATRIX_PRELUDE,
-                          self.body(matrices=True)])
+                          "over every commutative ring with units (MathComp). *)", "",
+                          MATRIX_PRELUDE, MATRIX_SECTION, self.body(matrices=True),
+                          MATRIX_SECTION_END])
 
     @property
     def checked(self) -> int:
