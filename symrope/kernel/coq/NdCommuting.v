@@ -21,6 +21,21 @@ End Distributivity.
 
 Section Commuting.
   Variables (K : comUnitRingType) (n : nat).
+
+  (* Coq's ring tactic on K (for the scalar identities below) *)
+  Lemma K_ring : @ring_theory (GRing.Ring.sort (GRing.ComUnitRing.ringType K))
+    0 1 +%R *%R (fun x y => x - y) -%R eq.
+  Proof.
+    constructor => //; [exact: add0r | exact: addrC | exact: addrA | exact: mul1r
+                       | exact: mulrC | exact: mulrA | exact: mulrDl | exact: subrr].
+  Qed.
+  Add Ring K_ring : K_ring.
+  Lemma K_ring_z : @ring_theory
+    (GRing.Zmodule.sort (GRing.Ring.zmodType (GRing.ComUnitRing.ringType K)))
+    0 1 +%R *%R (fun x y => x - y) -%R eq.
+  Proof. exact: K_ring. Qed.
+  Add Ring K_ring_z : K_ring_z.
+
   Variable expm : 'M[K]_n -> 'M[K]_n.
   (* Hall, Lie Groups, Lie Algebras, and Representations (2015), Prop. 2.3 *)
   Hypothesis expm_transpose : forall A : 'M[K]_n, (expm A)^T = expm A^T.
@@ -42,15 +57,41 @@ Section Commuting.
   Theorem nd_A_skew (r1 r2 : K) : (A r1 r2)^T = - A r1 r2.
   Proof. by rewrite /A linearD /= !linearZ /= X1_skew X2_skew !scalerN opprD. Qed.
 
+  (* Entry by entry, with ring: each product of the generators is an atom. *)
+  Ltac entries :=
+    apply/matrixP => i j; rewrite !mxE;
+    try rewrite -[GRing.ComRing.ringType (GRing.ComUnitRing.comRingType K)]
+                  /(GRing.ComUnitRing.ringType K);
+    try rewrite -[GRing.ComUnitRing.zmodType K]/(GRing.Ring.zmodType (GRing.ComUnitRing.ringType K));
+    match goal with |- @eq _ ?a ?b => let T := type of a in change (@eq T a b) end; ring.
+
   Theorem nd_commutator (s1 s2 t1 t2 : K) :
     A s1 s2 *m A t1 t2 - A t1 t2 *m A s1 s2 = (s1 * t2 - s2 * t1) *: (X1 *m X2 - X2 *m X1).
-  Proof.
-    rewrite /A !mulmxDl !mulmxDr -!scalemxAl -!scalemxAr !scalerA.
-    rewrite scalerBl !scalerBr (mulrC t1 s1) (mulrC t2 s2) (mulrC t1 s2) (mulrC t2 s1).
-    set a := s1 * s1. set b := s1 * t2. set c := s2 * t1. set d := s2 * t2.
-    (* both sides are b [X1, X2] - c [X1, X2]; compare as sums *)
-    rewrite !opprD !addrA.
-    rewrite (addrC _ (- (b *: (X2 *m X1)))).
-  Abort.
+  Proof. rewrite /A !mulmxDl !mulmxDr -!scalemxAl -!scalemxAr !scalerA. entries. Qed.
 
+  Theorem nd_linear (s1 s2 t1 t2 : K) : A t1 t2 - A s1 s2 = A (t1 - s1) (t2 - s2).
+  Proof. rewrite /A. entries. Qed.
+
+  Theorem nd_commuting_relative : X1 *m X2 = X2 *m X1 ->
+    forall s1 s2 t1 t2 : K, (G s1 s2)^T *m G t1 t2 = G (t1 - s1) (t2 - s2).
+  Proof.
+    move=> C s1 s2 t1 t2. rewrite /G expm_transpose nd_A_skew -expm_add_commuting.
+    - by rewrite addrC nd_linear.
+    - apply/eqP. rewrite mulNmx mulmxN -subr_eq0 opprK addrC.
+      have -> : A t1 t2 *m A s1 s2 + - (A s1 s2 *m A t1 t2)
+                = - (A s1 s2 *m A t1 t2 - A t1 t2 *m A s1 s2) by rewrite opprB addrC.
+      by rewrite nd_commutator C subrr scaler0 oppr0.
+  Qed.
+
+  Theorem nd_relative_forces_commuting :
+    (forall s1 s2 t1 t2 : K, (G s1 s2)^T *m G t1 t2 = G (t1 - s1) (t2 - s2)) ->
+    X1 *m X2 = X2 *m X1.
+  Proof.
+    move=> Rel. have AB : (- X1) *m X2 = X2 *m (- X1).
+    { apply: expm_product_commutes => sigma tau.
+      have := Rel sigma 0 0 tau. rewrite /G expm_transpose nd_A_skew /A.
+      rewrite !scale0r addr0 add0r sub0r subr0 scaleNr => E.
+      by rewrite !scalerN. }
+    by move: AB; rewrite mulNmx mulmxN => /oppr_inj.
+  Qed.
 End Commuting.
