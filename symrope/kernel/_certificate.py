@@ -86,6 +86,11 @@ class ScalarLemma:
     source: tuple = ()  # (lhs, rhs, {Coq name: SymPy symbol}): what the statement translates
 
     @property
+    def trivial(self) -> bool:
+        """Both sides print the same: Coq re-checks a reflexivity."""
+        return self.lhs == self.rhs
+
+    @property
     def statement(self) -> str:
         head = f"forall ({' '.join(self.binders)} : R), " if self.binders else ""
         # parenthesised: "exists z : Z, i = IZR z -> P" would put P under the existential

@@ -11,8 +11,13 @@ Each checked step becomes lemmas this way:
   certificate falls back to its concrete blocks.
 
 Steps that are not exported say why: a step expected to be *refuted* (its evidence is a
-counterexample, not an identity), a step over symbolic matrices, a claim with no exact Coq
-translation or no certificate.
+counterexample, not an identity), a step whose premises no witness satisfies (a vacuous
+implication), a claim with no exact Coq translation or no certificate.
+
+A step is *trivial* when its two sides were already the same when the theorem was built (a
+value SymPy computed, compared with itself) or when every lemma it exported states ``X = X``:
+Coq re-checks a reflexivity, which is counted apart and never as coverage. The theorem itself,
+stated whole in Coq, is :mod:`symrope.kernel._whole`; :attr:`TheoremExport.whole` carries it.
 """
 
 from __future__ import annotations
@@ -24,11 +29,13 @@ from dataclasses import dataclass, field
 import sympy as sp
 
 from symrope.engine import CHECKED, PROVED, Theorem
+from symrope.engine._premises import check_premises
 from symrope.engine._blocks import block_claims, claim_key, evaluate, with_symbolic_constants
 from symrope.kernel._certificate import PRELUDE, NoCertificate, ScalarLemma, scalar_lemma
 from symrope.kernel._matrices import (MATRIX_PRELUDE, MATRIX_SECTION, MATRIX_SECTION_END,
                                       MatrixLemma, matrix_lemma)
 from symrope.kernel._translate import Untranslatable, sanitise
+from symrope.kernel._whole import WholeResult, describe, standalone_text, whole_theorem
 
 __all__ = ["StepExport", "TheoremExport", "export_theorem"]
 
@@ -46,6 +53,8 @@ class StepExport:
     templates: int = 0     # block templates exported for symbolic constants
     kernel: str | None = None  # "checked" / "rejected" once coqc ran
     detail: str | None = None
+    expects_refuted: bool = False  # evidence is a counterexample, not an identity
+    premises: str | None = None    # the witness of the premises, or why none was found
 
     @property
     def exported(self) -> bool:
@@ -60,6 +69,8 @@ class StepExport:
             out["reason"] = self.reason
         if self.trivial:
             out["trivial"] = True
+        if self.premises:
+            out["premises"] = self.premises
         if self.templates:
             out["templates"] = self.templates
         if self.kernel:
@@ -74,6 +85,34 @@ class TheoremExport:
     name: str
     module: str  # the Coq file's base name (a sanitised identifier)
     steps: list[StepExport]
+    whole: WholeResult | None = None  # the theorem stated whole in Coq, where it is
+
+    def theorem_text(self) -> str | None:
+        """The standalone ``NAME_theorem.v`` stating the whole theorem, or None."""
+        whole = whole_theorem(self.name)
+        return None if whole is None else standalone_text(whole)
+
+    @property
+    def theorem_status(self) -> str:
+        """``checked``, ``rejected``, ``not checked`` (coqc not run) or ``not stated``."""
+        return "not stated" if self.whole is None else self.whole.status
+
+    @property
+    def identity_steps(self) -> list[StepExport]:
+        """The steps that claim an identity (not those expected to be refuted)."""
+        return [s for s in self.steps if not s.expects_refuted]
+
+    @property
+    def trivial(self) -> int:
+        return sum(1 for s in self.identity_steps if s.trivial)
+
+    @property
+    def nontrivial(self) -> int:
+        return sum(1 for s in self.identity_steps if not s.trivial)
+
+    @property
+    def nontrivial_checked(self) -> int:
+        return sum(1 for s in self.identity_steps if not s.trivial and s.kernel == "checked")
 
     def text(self, *, only: Container[int] | None = None) -> str:
         """The standalone ``.v`` file; ``only`` (a set of step indices) limits the lemmas."""
@@ -143,14 +182,37 @@ def export_theorem(theorem: Theorem, *, force: bool = False) -> TheoremExport:
         record = StepExport(index, step.claim)
         steps.append(record)
         if step.expect != PROVED:
+            record.expects_refuted = True
             record.reason = ("expects refuted: its evidence is an exact counterexample checked at "
                              "two precisions, not an identity a kernel can prove")
             continue
+        record.trivial = _same_sides(step)
+        if step.assumptions:
+            premises = check_premises(step.assumptions, step.lhs, step.rhs)
+            record.premises = premises.text()
+            if not premises.satisfiable:  # a vacuous implication: a kernel would accept it
+                record.reason = premises.text()
+                continue
         try:
             _export_step(record, step, f"{module}_s{index}", force)
         except (Untranslatable, NoCertificate) as error:
             record.lemmas, record.matrix_lemmas, record.reason = [], [], str(error)
-    return TheoremExport(theorem.name, module, steps)
+            continue
+        lemmas = record.lemmas + record.matrix_lemmas
+        record.trivial = record.trivial or (bool(lemmas) and all(lemma.trivial for lemma in lemmas))
+    whole = whole_theorem(theorem.name)
+    return TheoremExport(theorem.name, module, steps, describe(whole) if whole else None)
+
+
+def _same_sides(step) -> bool:
+    """Both sides the same SymPy object as built (a value computed while building, compared
+    with itself) and nothing assumed."""
+    if step.assumptions:
+        return False
+    try:
+        return _side(step.lhs) == _side(step.rhs)
+    except (TypeError, ValueError, sp.SympifyError):
+        return False
 
 
 def _side(value):
@@ -175,14 +237,14 @@ def _export_step(record: StepExport, step, prefix: str, force: bool) -> None:
         except Untranslatable as error:
             raise Untranslatable(f"symbolic matrices: {error}") from None
         return
-    record.trivial = lhs == rhs
     if isinstance(lhs, sp.MatrixExpr) and not isinstance(lhs, sp.MatrixBase):
         claims = block_claims(lhs, rhs)
-        if claims is None:
-            lhs, rhs = sp.ImmutableMatrix(lhs.as_explicit()), sp.ImmutableMatrix(rhs.as_explicit())
-        else:
+        if claims is not None:
             _export_blocks(record, claims, prefix, force)
             return
+    if any(isinstance(side, sp.MatrixExpr) and not isinstance(side, sp.MatrixBase)
+           for side in (lhs, rhs)):
+        lhs, rhs = _written_out(lhs), _written_out(rhs)
     if isinstance(lhs, sp.MatrixBase):
         if getattr(rhs, "shape", None) != lhs.shape:
             raise Untranslatable("the two sides have different shapes")
@@ -192,6 +254,38 @@ def _export_step(record: StepExport, step, prefix: str, force: bool) -> None:
                                                   force=force))
         return
     record.lemmas.append(scalar_lemma(prefix, lhs, rhs, force=force))
+
+
+_WRITTEN_POWER = 8  # larger powers of explicit matrices are left to SymPy's evaluation
+
+
+def _written_out(side) -> sp.ImmutableMatrix:
+    """An explicit matrix expression entry by entry, with products and sums of explicit
+    matrices written out *unevaluated*: Coq then checks the multiplication (``J J = -I`` is
+    ``0 * 0 + (-1) * 1 = -1``), which SymPy's ``as_explicit`` would have done already."""
+    if isinstance(side, sp.MatrixBase):
+        return sp.ImmutableMatrix(side)
+    if isinstance(side, sp.MatMul):
+        scalars = [a for a in side.args if not isinstance(a, sp.MatrixExpr)]
+        factors = [_written_out(a) for a in side.args if isinstance(a, sp.MatrixExpr)]
+        product = factors[0]
+        for factor in factors[1:]:
+            product = sp.ImmutableMatrix(product.rows, factor.cols, lambda i, j: sp.Add(*[
+                sp.Mul(product[i, k], factor[k, j], evaluate=False)
+                for k in range(product.cols)], evaluate=False))
+        if scalars:
+            scale = sp.Mul(*scalars)
+            product = product.applyfunc(lambda e: sp.Mul(scale, e, evaluate=False))
+        return product
+    if isinstance(side, sp.MatAdd):
+        terms = [_written_out(a) for a in side.args]
+        return sp.ImmutableMatrix(terms[0].rows, terms[0].cols, lambda i, j: sp.Add(
+            *[t[i, j] for t in terms], evaluate=False))
+    if isinstance(side, sp.Transpose):
+        return _written_out(side.arg).T
+    if isinstance(side, sp.MatPow) and side.exp.is_Integer and 0 < side.exp <= _WRITTEN_POWER:
+        return _written_out(sp.MatMul(*[side.base] * int(side.exp), evaluate=False))
+    return sp.ImmutableMatrix(side.as_explicit())
 
 
 def _export_blocks(record: StepExport, claims, prefix: str, force: bool) -> None:
