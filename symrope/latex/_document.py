@@ -217,12 +217,37 @@ def _theorem_body(report, heading: str, subheading: str) -> str:
         out.append(r"\paragraph{Hypotheses.}" + "\n" + r"\begin{itemize}" + "\n" + items + "\n" +
                    r"\end{itemize}" + "\n")
     out.append(r"\paragraph{Verdict.} " + _verdict_sentence(report) + "\n")
+    out.append(_kernel_theorem(report))
     out.append(rf"\{subheading}*{{Derivation}}" + "\n")
     references: list[str] = []
     for number, result in enumerate(report.results, 1):
         out.append(_step_tex(number, result, references))
     out.append(_closing_summary(report, references, subheading))
     return "\n".join(out)
+
+
+def _kernel_theorem(report) -> str:
+    """The whole theorem in Coq (``symrope.kernel.mark_kernel_results`` sets it), with the
+    named hypotheses it rests on, as Coq statements."""
+    kernel = getattr(report, "kernel_theorem", None)
+    if not kernel or kernel.get("theorem") == "not stated":
+        return ""
+    if kernel["theorem"] != "checked":
+        return (r"\paragraph{Coq.} The whole theorem is stated in " +
+                escape_text(kernel.get("file", "")) + " but was " +
+                escape_text(kernel["theorem"]) + ": " + escape_text(kernel.get("detail", "")) +
+                ".\n")
+    out = [r"\paragraph{Kernel-checked in Coq.} Stated whole and proved in " +
+           escape_text(kernel["file"]) + ": " + escape_text(kernel["statement"]) +
+           ". Assumptions (Print Assumptions): " +
+           escape_text(", ".join(kernel["assumptions"]) or "none") + "."]
+    if kernel["hypotheses"]:
+        out.append(r" Named hypotheses (" + escape_text(kernel["premises"]) + "):")
+        out.append(r"\begin{itemize}")
+        out += [r"  \item " + escape_text(f"{h['name']} ({h['kind']})") + r": {\small\ttfamily " +
+                escape_text(h["coq"]) + "}" for h in kernel["hypotheses"]]
+        out.append(r"\end{itemize}")
+    return "\n".join(out) + "\n"
 
 
 def _closing_summary(report, references: list[str], subheading: str) -> str:
