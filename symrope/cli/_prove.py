@@ -169,12 +169,13 @@ def _kernel_total(exports, seconds: float) -> str:
     nontrivial = sum(e.nontrivial for e in exports)
     trivial = sum(e.trivial for e in exports)
     rejected = [e.name for e in exports if e.theorem_status == "rejected"]
-    lines = [f"Coq kernel: {len(whole)}/{len(exports)} theorems stated whole and kernel-checked"
-             f" ({analytic} analytic hypotheses, listed by --json); {checked}/{nontrivial} "
-             f"non-trivial steps kernel-checked; {trivial} trivial steps (a reflexivity after "
-             f"build-time evaluation) not counted (coqc {seconds:.1f} s)"]
+    lines = [f"Coq kernel (coqc {seconds:.1f} s):",
+             f"  whole theorems kernel-checked: {len(whole)}/{len(exports)} (on {analytic} "
+             "analytic hypotheses; --json lists them)",
+             f"  non-trivial steps kernel-checked: {checked}/{nontrivial}",
+             f"  trivial steps, not counted (a reflexivity after build-time evaluation): {trivial}"]
     if rejected:
-        lines.append(f"whole theorem rejected by coqc: {', '.join(rejected)}")
+        lines.append(f"  whole theorem rejected by coqc: {', '.join(rejected)}")
     return "\n".join(lines)
 
 
