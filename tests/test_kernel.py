@@ -85,8 +85,9 @@ def test_sanitiser_keeps_user_text_out_of_coq():
 
 def _points(symbols, rng, count=3):
     for _ in range(count):
-        yield {sym: sp.Rational(rng.randint(1, 40), rng.randint(1, 9)) * (
-            1 if sym.is_positive or rng.random() < 0.5 else -1) for sym in symbols}
+        yield {sym: sp.Rational(rng.randint(1, 40), 1 if sym.is_integer else rng.randint(1, 9)) * (
+            1 if sym.is_positive or sym.is_nonnegative or rng.random() < 0.5 else -1)
+            for sym in symbols}
 
 
 def _assert_statement_is_the_claim(lemma, rng, count=3):
@@ -104,7 +105,7 @@ def _assert_statement_is_the_claim(lemma, rng, count=3):
 
 @pytest.mark.parametrize("name", ["rope_relative", "xpos_damped_rotation", "matrix_exponential",
                                   "alibi_nilpotent", "schedule_keeps_relative",
-                                  "pairing_permutation"])
+                                  "pairing_permutation", "skew_blocks_axis"])
 def test_printed_statements_read_back_to_the_sympy_claims(name):
     """Every exported scalar lemma of the theorem, read back from its Coq text, equals the
     SymPy claim it was printed from: the translation states the claim."""
@@ -194,6 +195,32 @@ def test_symbolic_theta_template_is_one_lemma_per_entry_for_every_block(library_
     assert relative.kernel == "checked" and relative.templates >= 1
     text = "\n".join(lemma.text() for lemma in relative.lemmas)
     assert "Rpower theta" in text and "0 < theta" in text
+
+
+def test_signs_and_square_roots_are_kernel_checked_and_their_slips_rejected():
+    require_coqc()
+    k = sp.Symbol("k", integer=True)
+    p, q = sp.symbols("p q", real=True)
+    true = [((-1) ** (k + 1), -(-1) ** k), ((-1) ** (2 * k), sp.Integer(1)),
+            ((-1) ** (k - 3) * (-1) ** k, sp.Integer(-1)),
+            (p ** 2 / sp.sqrt(p ** 2 + q ** 2) + q ** 2 / sp.sqrt(p ** 2 + q ** 2),
+             sp.sqrt(p ** 2 + q ** 2))]
+    false = [((-1) ** (k + 1), (-1) ** k),
+             (p ** 2 / sp.sqrt(p ** 2 + q ** 2), sp.sqrt(p ** 2 + q ** 2))]
+    exports = [export_theorem(_theorem_with(lhs, rhs, f"true_{i}")) for i, (lhs, rhs) in
+               enumerate(true)]
+    exports += [export_theorem(_theorem_with(lhs, rhs, f"false_{i}"), force=True)
+                for i, (lhs, rhs) in enumerate(false)]
+    assert all(e.steps[0].exported for e in exports), [e.steps[0].reason for e in exports]
+    check_exports(exports, whole=False)
+    assert [e.steps[0].kernel for e in exports] == ["checked"] * len(true) + \
+        ["rejected"] * len(false)
+    # the sign is cos(PI k), equal to (-1)^k at integers only: k is declared an integer
+    lemma = exports[0].steps[0].lemmas[0]
+    assert "symrope_sign" in lemma.lhs and "exists z : Z, k = IZR z" in lemma.statement
+    # sqrt(u) needs u > 0: a premise printed in the statement, reported as a condition
+    assert "0 < ((p ^ 2) + (q ^ 2))" in exports[3].steps[0].lemmas[0].statement
+    assert exports[3].steps[0].to_dict()["conditions"] == ["0 < ((p ^ 2) + (q ^ 2))"]
 
 
 FALSE_STEPS = ["cos addition with a wrong sign", "sin addition with a wrong sign",

@@ -71,6 +71,9 @@ class StepExport:
             out["trivial"] = True
         if self.premises:
             out["premises"] = self.premises
+        conditions = sorted({c for lemma in self.lemmas for c in lemma.conditions})
+        if conditions:
+            out["conditions"] = conditions  # premises the lemmas add: denominators nonzero
         if self.templates:
             out["templates"] = self.templates
         if self.kernel:

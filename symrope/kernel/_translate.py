@@ -10,7 +10,9 @@ refuses (:class:`Untranslatable`) every node it does not, never approximating:
   (SymPy's exact integer root);
 * ``x**n`` for an integer ``n`` as ``x ^ n`` (``/ x ^ n`` for negative ``n``), any other power
   ``b**e`` as ``Rpower b e`` (``exp (e * ln b)``) only when SymPy knows ``b > 0``, which is when
-  the two agree; ``log(x)`` as ``ln x`` only for ``x > 0``;
+  the two agree; a half-integer power of a base SymPy knows only nonnegative (``a^2 + b^2``)
+  with Coq's ``sqrt``; ``(-1)**k`` for an integer ``k`` as ``symrope_sign k`` (``cos (PI * k)``,
+  defined in the file's preamble); ``log(x)`` as ``ln x`` only for ``x > 0``;
 * ``cos``, ``sin``, ``exp``, ``pi`` and ``E`` as ``cos``, ``sin``, ``exp``, ``PI``, ``exp 1``;
 * every symbol must be real (a SymPy symbol without ``real=True`` ranges over the complex
   numbers, and a statement over the reals would be weaker than the claim); its sign facts
@@ -33,7 +35,7 @@ from sympy.printing.printer import Printer
 from symrope._typing import ExactScalar
 
 __all__ = ["Untranslatable", "CoqPrinter", "sanitise", "binders", "exact_power",
-           "exponential_argument"]
+           "exponential_argument", "is_square_root"]
 
 # Names the generated files use themselves, or that Coq's Reals exports: never a variable.
 _RESERVED = frozenset("""
@@ -189,6 +191,15 @@ class CoqPrinter(Printer):
                 return negated if n == -1 else f"({negated} ^ {-n})"
             inner = self._print(base) if n == -1 else f"({self._print(base)} ^ {-n})"
             return f"(/ {inner})"
+        if base == -1 and exponent.is_integer:
+            # (-1)^k for an integer k: cos(PI k), symrope_sign in the file's preamble
+            return f"(symrope_sign {self._print(exponent)})"
+        if is_square_root(e):
+            # u^(k/2) of a base known nonnegative but not positive (a^2 + b^2): Coq's sqrt,
+            # which is the real square root on u >= 0
+            root, k = f"(sqrt {self._print(base)})", int(exponent * 2)
+            power = root if abs(k) == 1 else f"({root} ^ {abs(k)})"
+            return power if k > 0 else f"(/ {power})"
         if base.is_positive is not True:
             raise Untranslatable(f"power {sp.sstr(base)}**({sp.sstr(exponent)}) of a base not "
                                  "known to be positive (Rpower agrees with it only for base > 0)")
@@ -203,6 +214,13 @@ class CoqPrinter(Printer):
         if isinstance(e, sp.exp):
             return self._print(e.args[0])
         return f"({self._print(e.exp)} * (ln {self._print(e.base)}))"
+
+
+def is_square_root(e) -> bool:
+    """``u**(k/2)`` (odd ``k``) of a base SymPy knows nonnegative but not positive, such as
+    ``sqrt(a**2 + b**2)``: printed with Coq's ``sqrt`` (a positive base keeps ``Rpower``)."""
+    return (isinstance(e, sp.Pow) and e.exp.is_Rational and e.exp.q == 2
+            and e.base.is_positive is not True and e.base.is_nonnegative is True)
 
 
 def exact_power(base, exponent):
