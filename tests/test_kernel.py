@@ -12,6 +12,8 @@ import re
 
 import pytest
 import sympy as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from kernel_support import read_coq_term, require_coqc, require_mathcomp
 from test_false_claims import FALSE_CLAIMS
 
@@ -322,6 +324,32 @@ def test_contradictory_premises_are_refused_and_never_exported():
     assert report.verdict == "proved"
     assert report.to_dict()["steps"][0]["evidence"]["premises"].startswith("premises satisfiable")
     assert export_theorem(honest).steps[0].exported
+
+
+@settings(max_examples=10, deadline=None)
+@given(c=st.integers(-5, 5).filter(lambda c: c != 1), size=st.integers(1, 3))
+def test_contradictory_premises_never_get_a_witness(c, size):
+    from symrope.engine._premises import check_premises
+
+    A, B = sp.MatrixSymbol("A", size, size), sp.MatrixSymbol("B", size, size)
+    identity = sp.Identity(size)
+    for premises in ([sp.Eq(identity, c * identity)],                    # I = cI, c != 1
+                     [sp.Eq(A, A + (c - 1) * identity)],                 # 0 = (c-1) I
+                     [sp.Eq(A * B, identity), sp.Eq(A, sp.ZeroMatrix(size, size))]):
+        assert not check_premises(premises, A, B).satisfiable, premises
+
+
+@settings(max_examples=10, deadline=None)
+@given(c=st.integers(-5, 5), size=st.integers(1, 3))
+def test_premises_satisfiable_by_construction_get_a_witness(c, size):
+    from symrope.engine._premises import check_premises
+
+    A, B, C = (sp.MatrixSymbol(n, size, size) for n in "ABC")
+    for premises in ([sp.Eq(C, sp.MatMul(A, B, evaluate=False))],       # C defined
+                     [sp.Eq(A.T, c * A)],                                # A = 0 works
+                     [sp.Eq(A * B, B * A), sp.Eq(C.I, A + B)]):          # identities, C := ...
+        found = check_premises(premises, A * C, C)
+        assert found.satisfiable, (premises, found.reason)
 
 
 def test_exported_files_compile(tmp_path):

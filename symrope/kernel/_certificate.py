@@ -435,7 +435,7 @@ def _scalar_lemma(proved_by: Callable[[list[str]], ScalarLemma], lhs: sp.Expr, r
     for (family, monomial), values in coefficients.items():
         if family == SIGN and (any(not v.is_Integer for v in values) or (
                 monomial != 1 and model.text(monomial) not in integers)):
-            raise NoCertificate(f"(-1)^e with e not an integer combination of integer symbols")
+            raise NoCertificate("(-1)^e with e not an integer combination of integer symbols")
     base_text = {key: model.text(g * key[1]) for key, g in bases.items()}
     base_variables, generators = {}, []
     for (family, monomial), text in base_text.items():

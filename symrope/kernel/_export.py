@@ -262,6 +262,12 @@ def _export_step(record: StepExport, step, prefix: str, force: bool) -> None:
 _WRITTEN_POWER = 8  # larger powers of explicit matrices are left to SymPy's evaluation
 
 
+def _unevaluated_product(left, right) -> sp.ImmutableMatrix:
+    return sp.ImmutableMatrix(left.rows, right.cols, lambda i, j: sp.Add(*[
+        sp.Mul(left[i, k], right[k, j], evaluate=False) for k in range(left.cols)],
+        evaluate=False))
+
+
 def _written_out(side) -> sp.ImmutableMatrix:
     """An explicit matrix expression entry by entry, with products and sums of explicit
     matrices written out *unevaluated*: Coq then checks the multiplication (``J J = -I`` is
@@ -273,9 +279,7 @@ def _written_out(side) -> sp.ImmutableMatrix:
         factors = [_written_out(a) for a in side.args if isinstance(a, sp.MatrixExpr)]
         product = factors[0]
         for factor in factors[1:]:
-            product = sp.ImmutableMatrix(product.rows, factor.cols, lambda i, j: sp.Add(*[
-                sp.Mul(product[i, k], factor[k, j], evaluate=False)
-                for k in range(product.cols)], evaluate=False))
+            product = _unevaluated_product(product, factor)
         if scalars:
             scale = sp.Mul(*scalars)
             product = product.applyfunc(lambda e: sp.Mul(scale, e, evaluate=False))
