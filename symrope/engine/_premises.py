@@ -21,6 +21,8 @@ from dataclasses import dataclass
 import sympy as sp
 
 from symrope.engine._sampling import Unsampleable, exact_values, sample_point
+# the same forms the engine's counterexample search solves a hypothesis for
+from symrope.engine._verify import _solved_symbol as _solvable
 
 __all__ = ["PremiseCheck", "check_premises"]
 
@@ -51,18 +53,6 @@ def _pairs(assumptions) -> list[tuple]:
             a, b = hypothesis
             pairs.append((sp.sympify(a), sp.sympify(b)))
     return pairs
-
-
-def _solvable(side):
-    """``(symbol, from_value)`` when ``side`` is a symbol, or a matrix symbol's transpose or
-    inverse: a premise ``side = other`` then defines the symbol."""
-    if isinstance(side, (sp.Symbol, sp.MatrixSymbol)):
-        return side, lambda value: value
-    if isinstance(side, sp.Transpose) and isinstance(side.arg, sp.MatrixSymbol):
-        return side.arg, lambda value: value.T
-    if isinstance(side, sp.Inverse) and isinstance(side.arg, sp.MatrixSymbol):
-        return side.arg, lambda value: value.inv()
-    return None
 
 
 def _value(expr, point):
