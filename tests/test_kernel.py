@@ -145,10 +145,12 @@ def test_every_checked_step_is_kernel_checked(library_check, name):
 
 def test_matrix_exponential_generator_and_series_are_kernel_checked(library_check):
     steps = {s.claim: s for s in library_check["matrix_exponential"].steps}
-    # The induction step for J^{2k} holds (-1)^k for an integer k, which has no Rpower
-    # translation (base < 0): listed as not exported, with that reason.
-    claim = "J^{2k} = (-1)^k I implies J^{2k+2} = (-1)^k I J^2 = (-1)^{k+1} I"
-    assert steps[claim].kernel is None and "positive" in steps[claim].reason, claim
+    # The induction steps hold (-1)^k for an integer k: symrope_sign k = cos(PI k) in Coq.
+    for claim in ["J^{2k} = (-1)^k I implies J^{2k+2} = (-1)^k I J^2 = (-1)^{k+1} I",
+                  "J^{2k+1} = (-1)^k J for every k >= 0"]:
+        assert steps[claim].kernel == "checked" and not steps[claim].trivial, claim
+    # the limits stay SymPy's: no exact Coq statement
+    assert "Limit" in steps["lim_(N->oo) N atan(phi/N) = phi"].reason
     for claim in ["J^2 = -I",
                   "sum_(k=0)^(13) (phi J)^k / k! = C_12(phi) I + S_13(phi) J",
                   "(aI + bJ)(cI + eJ) = (ac - be) I + (ae + bc) J",
