@@ -126,11 +126,12 @@ class MatrixLemma:
 
 
 class MathCompPrinter(Printer):
-    """Matrix expressions (and their scalar factors) as MathComp terms over a ring ``R``.
+    """Matrix expressions and their scalar factors as MathComp terms over a ring ``R``.
 
-    Matrix symbols, transposes, inverses, products, sums, identities, zero matrices, integer
-    powers; scalars are ring elements (symbols, integers, sums, products, integer powers).
-    Its fallback refuses anything else with :class:`Untranslatable`.
+    Matrix nodes (``MatrixSymbol``, ``Transpose``, ``Inverse``, ``MatMul``, ``MatAdd``,
+    ``MatPow``, ``Identity``, ``ZeroMatrix``) and scalar nodes (``Symbol``, ``Integer``,
+    ``Add``, ``Mul``, ``Pow``) are different SymPy classes, so one printer serves both; its
+    fallback refuses anything else with :class:`Untranslatable`.
     """
 
     printmethod = "_symrope_mathcomp"
@@ -205,24 +206,9 @@ class MathCompPrinter(Printer):
             raise Untranslatable(f"matrix power with exponent {exponent}")
         return binary_chain(" *m ", [self._print(e.base)] * int(exponent))
 
-    # -- scalars (ring elements) --
+    # -- scalars: elements of the ring R (MathComp's ring_scope), never matrices --
     def _scalar(self, e) -> str:
-        return _ScalarPrinter(self)._print(sp.sympify(e))
-
-
-class _ScalarPrinter(Printer):
-    """Scalar factors of a matrix claim as elements of the ring ``R`` (MathComp's ``ring_scope``)."""
-
-    printmethod = "_symrope_mathcomp_scalar"
-    _default_settings: dict = {}
-
-    def __init__(self, matrices: MathCompPrinter) -> None:
-        super().__init__()
-        self.matrices = matrices
-
-    def emptyPrinter(self, e) -> str:
-        raise Untranslatable(f"the scalar factor {sp.sstr(e)[:60]} ({type(e).__name__}) in a "
-                             "symbolic matrix claim")
+        return self._print(sp.sympify(e))
 
     def _print_Integer(self, e) -> str:
         n = int(e)
@@ -239,10 +225,9 @@ class _ScalarPrinter(Printer):
     def _print_Symbol(self, e) -> str:
         if e.is_extended_real is not True:
             raise Untranslatable(f"symbol {e} is not declared real")
-        scalars = self.matrices.scalars
-        if e not in scalars:
-            scalars[e] = self.matrices._fresh(e.name)
-        return scalars[e]
+        if e not in self.scalars:
+            self.scalars[e] = self._fresh(e.name)
+        return self.scalars[e]
 
     def _print_Add(self, e) -> str:
         return binary_chain(" + ", map(self._print, e.args))
