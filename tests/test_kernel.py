@@ -307,6 +307,15 @@ def test_prove_kernel_table_has_the_coverage_columns(capsys):
     assert "trivial steps, not counted (a reflexivity after build-time evaluation): 9" in out
 
 
+def test_a_theorem_merely_named_like_a_built_in_one_gets_no_whole_theorem():
+    thm = _theorem_with(sp.cos(a - b), sp.cos(a) * sp.cos(b) + sp.sin(a) * sp.sin(b),
+                        "rope_relative")
+    export = export_theorem(thm)
+    assert export.whole is None and export.theorem_status == "not stated"
+    assert export.theorem_text() is None
+    assert export_theorem(get_theorem("rope_relative").build(d=4)).whole is not None
+
+
 def test_contradictory_premises_are_refused_and_never_exported():
     A, B = sp.MatrixSymbol("A", 2, 2), sp.MatrixSymbol("B", 2, 2)
     thm = Theorem("vacuous", "from I = 0 and AB = 0, AB = I")

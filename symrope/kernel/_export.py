@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 
 import sympy as sp
 
-from symrope.engine import CHECKED, PROVED, Theorem
+from symrope.engine import BUILTIN, CHECKED, PROVED, Theorem
 from symrope.engine._premises import check_premises
 from symrope.engine._blocks import block_claims, claim_key, evaluate, with_symbolic_constants
 from symrope.kernel._certificate import PRELUDE, NoCertificate, ScalarLemma, scalar_lemma
@@ -92,7 +92,7 @@ class TheoremExport:
 
     def theorem_text(self) -> str | None:
         """The standalone ``NAME_theorem.v`` stating the whole theorem, or None."""
-        whole = whole_theorem(self.name)
+        whole = whole_theorem(self.name) if self.whole is not None else None
         return None if whole is None else standalone_text(whole)
 
     @property
@@ -203,8 +203,15 @@ def export_theorem(theorem: Theorem, *, force: bool = False) -> TheoremExport:
             continue
         lemmas = record.lemmas + record.matrix_lemmas
         record.trivial = record.trivial or (bool(lemmas) and all(lemma.trivial for lemma in lemmas))
-    whole = whole_theorem(theorem.name)
+    whole = whole_theorem(theorem.name) if _built_in(theorem) else None
     return TheoremExport(theorem.name, module, steps, describe(whole) if whole else None)
+
+
+def _built_in(theorem: Theorem) -> bool:
+    """Built by the library's own builder (not a theorem of the same name from elsewhere): only
+    then is its whole-theorem Coq file about it."""
+    builder = BUILTIN.get(theorem.name)
+    return builder is not None and theorem.summary == builder.summary
 
 
 def _same_sides(step) -> bool:
