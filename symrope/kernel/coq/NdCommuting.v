@@ -12,12 +12,10 @@ Set Implicit Arguments. Unset Strict Implicit. Unset Printing Implicit Defensive
 Import GRing.Theory.
 Local Open Scope ring_scope.
 
-Section Distributivity.
-  Variables (K : ringType) (n : nat).
-  (* the step the engine checks: (U + V)(W + Z) = UW + UZ + VW + VZ *)
-  Lemma distribute (U V W Z : 'M[K]_n) : (U + V) *m (W + Z) = U *m W + U *m Z + V *m W + V *m Z.
-  Proof. by rewrite mulmxDl !mulmxDr !addrA. Qed.
-End Distributivity.
+(* the step the engine checks: (U + V)(W + Z) = UW + UZ + VW + VZ, over every ring *)
+Lemma distribute (K : ringType) (n : nat) (U V W Z : 'M[K]_n) :
+  (U + V) *m (W + Z) = U *m W + U *m Z + V *m W + V *m Z.
+Proof. by rewrite mulmxDl !mulmxDr !addrA. Qed.
 
 Section Commuting.
   Variables (K : comUnitRingType) (n : nat).
