@@ -145,7 +145,7 @@ class MathCompPrinter(Printer):
         self.inverted: dict = {}  # MatrixSymbol -> None: the symbols under an inverse
         self.taken: set = set()
 
-    def emptyPrinter(self, e) -> str:
+    def emptyPrinter(self, e: object) -> str:
         raise Untranslatable(f"{type(e).__name__} in a symbolic matrix claim")
 
     def _fresh(self, name: str) -> str:

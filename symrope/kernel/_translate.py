@@ -133,7 +133,7 @@ class CoqPrinter(Printer):
         """One subterm (already a SymPy object), as the scripts name subterms of a goal."""
         return self._print(e)
 
-    def emptyPrinter(self, e) -> str:
+    def emptyPrinter(self, e: object) -> str:
         raise Untranslatable(f"{type(e).__name__} ({sp.sstr(e)[:60]}) has no exact Coq "
                              "translation here")
 
