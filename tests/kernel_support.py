@@ -14,8 +14,10 @@ from ci_support import missing
 from test_latex_support import require_tool
 
 _TOKEN = re.compile(r"\s*(\(|\)|[A-Za-z_][A-Za-z0-9_']*|-?\d+|[-+*/^])")
-_FUNCTIONS = {"cos": sp.cos, "sin": sp.sin, "exp": sp.exp, "ln": sp.log,
-              "IZR": lambda n: n, "Rpower": lambda b, e: b ** e}
+_FUNCTIONS = {"cos": sp.cos, "sin": sp.sin, "exp": sp.exp, "ln": sp.log, "sqrt": sp.sqrt,
+              "IZR": lambda n: n, "Rpower": lambda b, e: b ** e,
+              # the preamble's definition, (-1)^x only at integers: read as defined
+              "symrope_sign": lambda x: sp.cos(sp.pi * x)}
 
 
 def require_coqc() -> str:

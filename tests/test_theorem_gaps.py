@@ -111,7 +111,9 @@ def test_nd_theorem_refutes_the_non_skew_one_axis_case(reports):
 def test_exponential_form_cites_the_integral_lemma_and_files_no_claim_as_definition(reports):
     report = reports["exponential_form"]
     references = [r.step.reference for r in report.results if r.step.kind == CITED]
-    assert any("exists_isUnit_intervalIntegral" in ref for ref in references)
+    # the public Mathlib theorem whose proof holds the (private) integral lemma
+    assert any("existsUnique_generator" in ref and "invertible" in ref for ref in references)
+    assert not any("exists_isUnit_intervalIntegral" in ref for ref in references)
     assert not any("Thm. 2.14" in ref for ref in references)
     definitions = [r.step.lhs for r in report.results if r.step.kind == "definition"]
     assert not any("=" in str(name) for name in definitions)

@@ -146,20 +146,37 @@ def _finish(outcomes: list, documents: list[dict] | None = None) -> int:
 
 
 def _finish_with_kernel(reports, as_json: bool, width: int) -> int:
-    from symrope.kernel._summary import kernel_check
+    from symrope.kernel._summary import kernel_check, mark_kernel_results
 
     exports, kernel_seconds = kernel_check([r.theorem for r in reports])  # one per report
+    for report, export in zip(reports, exports):
+        mark_kernel_results(report, export)
     if as_json:
         return _finish(reports, [_with_kernel(r, e) for r, e in zip(reports, exports)])
     outcomes = [_Outcome.of(r, as_json=False) for r in reports]
     for number, (outcome, export) in enumerate(zip(outcomes, exports)):
         _print_row(outcome, width=width, first=number == 0, kernel=export)
     _print_total(outcomes)
-    checked = sum(e.checked for e in exports)
-    steps = sum(len(e.steps) for e in exports)
-    print(f"Coq kernel: {checked}/{steps} checked steps kernel-checked "
-          f"(coqc {kernel_seconds:.1f} s)")
+    print(_kernel_total(exports, kernel_seconds))
     return _finish(outcomes)
+
+
+def _kernel_total(exports, seconds: float) -> str:
+    """The closing lines of ``--kernel coq``: whole theorems, then steps, trivial ones apart."""
+    whole = [e for e in exports if e.theorem_status == "checked"]
+    analytic = sum(len(e.whole.analytic) for e in whole)
+    checked = sum(e.nontrivial_checked for e in exports)
+    nontrivial = sum(e.nontrivial for e in exports)
+    trivial = sum(e.trivial for e in exports)
+    rejected = [e.name for e in exports if e.theorem_status == "rejected"]
+    lines = [f"Coq kernel (coqc {seconds:.1f} s):",
+             f"  whole theorems kernel-checked: {len(whole)}/{len(exports)} (on {analytic} "
+             "analytic hypotheses; --json lists them)",
+             f"  non-trivial steps kernel-checked: {checked}/{nontrivial}",
+             f"  trivial steps, not counted (a reflexivity after build-time evaluation): {trivial}"]
+    if rejected:
+        lines.append(f"  whole theorem rejected by coqc: {', '.join(rejected)}")
+    return "\n".join(lines)
 
 
 def _with_kernel(report, export) -> dict:
@@ -170,14 +187,24 @@ def _with_kernel(report, export) -> dict:
     return document
 
 
+def _kernel_columns(export) -> str:
+    """``theorem`` (whole: checked / not stated / rejected, with its analytic hypotheses),
+    ``steps`` (non-trivial steps kernel-checked / non-trivial steps) and ``trivial``."""
+    status = export.theorem_status
+    if status == "checked" and export.whole.analytic:
+        status = f"checked+{len(export.whole.analytic)}h"
+    steps = f"{export.nontrivial_checked}/{export.nontrivial}"
+    return f"  {status:<12} {steps:>7} {export.trivial:>7}"
+
+
 def _print_row(outcome: _Outcome, width: int, first: bool, kernel=None) -> None:
     width = max(width, len("theorem"))
-    extra = f" {'coq':>7}" if kernel is not None else ""
+    extra = f"  {'coq theorem':<12} {'steps':>7} {'trivial':>7}" if kernel is not None else ""
     if first:
         print(f"{'theorem':<{width}}  {'verdict':<10} {'checked':>7} {'cited':>5} {'time':>8}"
               f"{extra}")
         print("-" * (width + 34 + len(extra)))
-    column = f" {f'{kernel.checked}/{len(kernel.steps)}':>7}" if kernel is not None else ""
+    column = _kernel_columns(kernel) if kernel is not None else ""
     print(f"{outcome.name:<{width}}  {outcome.verdict:<10} {outcome.checked_steps:>7} "
           f"{outcome.cited_lemmas:>5} {outcome.seconds:>7.2f}s{column}", flush=True)
 

@@ -26,6 +26,7 @@ import sympy as sp
 
 from symrope._typing import ClaimSide
 from symrope.errors import UsageError
+from symrope.engine._premises import check_premises
 from symrope.engine._verdict import PROVED, REFUTED, UNDECIDED, Verdict, plain_text
 from symrope.engine._verify import _normalise, _rewrites, verify
 
@@ -153,6 +154,7 @@ class StepResult:
     step: Step
     verdict: Verdict | None  # None for definitions and cited lemmas
     content: bool | None = None  # checked steps: see has_content
+    premises: str | None = None  # steps with hypotheses: the witness, or why none (_premises)
 
     @property
     def ok(self) -> bool:
@@ -233,7 +235,9 @@ class ProofReport:
                  **({"content": r.content} if r.step.kind == CHECKED else {}),
                  **({"instance": r.step.instance} if r.step.instance else {}),
                  **({"reference": r.step.reference} if r.step.reference else {}),
-                 **({"evidence": r.verdict.to_dict()} if r.verdict else {})}
+                 **({"evidence": {**r.verdict.to_dict(),
+                                  **({"premises": r.premises} if r.premises else {})}}
+                    if r.verdict else {})}
                 for r in self.results],
             "seconds": round(self.seconds, 4),
         }
@@ -328,13 +332,21 @@ class Theorem:
                     reason="refused: a hypothesis of this step is its own claim, so substituting "
                            "it proves nothing (check the claim, or cite it)"), content=False))
                 continue
+            premises = check_premises(step.assumptions, step.lhs, step.rhs, seed=seed) \
+                if step.assumptions else None
+            if premises is not None and not premises.satisfiable:  # a vacuous implication
+                results.append(StepResult(step, Verdict(
+                    UNDECIDED, step.lhs, step.rhs, reason=f"refused: {premises.text()}"),
+                    content=False, premises=premises.text()))
+                continue
             step_budget = step.budget or DEFAULT_STEP_BUDGET
             if budget is not None:
                 step_budget = min(step_budget, max(budget - (time.monotonic() - start), 0.05))
             verdict = verify(step.lhs, step.rhs, assumptions=step.assumptions,
                              budget=step_budget, seed=seed)
             # has_content(step), less the assumes_its_claim test already answered above
-            results.append(StepResult(step, verdict, content=_differs_after_rewrites(step)))
+            results.append(StepResult(step, verdict, content=_differs_after_rewrites(step),
+                                      premises=premises.text() if premises else None))
         return ProofReport(self, results, time.monotonic() - start)
 
 

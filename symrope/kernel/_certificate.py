@@ -28,41 +28,18 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import sympy as sp
+from sympy.printing.printer import Printer
 
 from symrope._typing import ExactScalar
+from symrope.kernel._prelude import PRELUDE
 from symrope.kernel._translate import (CoqPrinter, Untranslatable, binders, exact_power,
-                                      exponential_argument)
+                                      exponential_argument, is_square_root)
 
 __all__ = ["NoCertificate", "ScalarLemma", "scalar_lemma", "PRELUDE"]
 
-PRELUDE = """\
-Require Import Reals Lra.
-Open Scope R_scope.
 
-(* The two ideal generators of every certificate below, proved from Coq's standard library. *)
-Lemma symrope_sc : forall x : R, sin x ^ 2 + cos x ^ 2 - 1 = 0.
-Proof. intro x. rewrite <- (sin2_cos2 x). unfold Rsqr. ring. Qed.
 
-Lemma symrope_ee : forall x : R, exp x * exp (- x) - 1 = 0.
-Proof. intro x. rewrite <- exp_plus, Rplus_opp_r, exp_0. ring. Qed.
-
-Lemma symrope_inv_exp : forall x : R, / exp x = exp (- x).
-Proof.
-  intro x. apply (Rmult_eq_reg_l (exp x)).
-  - rewrite Rinv_r by (apply Rgt_not_eq, exp_pos). rewrite <- exp_plus, Rplus_opp_r, exp_0.
-    reflexivity.
-  - apply Rgt_not_eq, exp_pos.
-Qed.
-
-Lemma symrope_inv_exp_pow : forall (x : R) (n : nat), / (exp x ^ n) = exp (- x) ^ n.
-Proof. intros x n. rewrite <- pow_inv. now rewrite symrope_inv_exp. Qed.
-
-Ltac symrope_expand :=
-  repeat (rewrite cos_plus || rewrite sin_plus || rewrite cos_neg || rewrite sin_neg
-          || rewrite exp_plus).
-"""
-
-TRIG, EXPONENTIAL = "trig", "exp"
+TRIG, EXPONENTIAL, SIGN = "trig", "exp", "sign"
 # cos(n B) expands to a polynomial of degree n: mismatched frequencies (t and t/100) would ask
 # for cos(100 B); such claims are left to SymPy.
 _LARGEST_MULTIPLE = 16
@@ -83,6 +60,12 @@ class ScalarLemma:
     rhs: str
     proof: list[str]
     source: tuple = ()  # (lhs, rhs, {Coq name: SymPy symbol}): what the statement translates
+    conditions: list[str] = field(default_factory=list)  # denominators nonzero: premises added
+
+    @property
+    def trivial(self) -> bool:
+        """Both sides print the same: Coq re-checks a reflexivity."""
+        return self.lhs == self.rhs
 
     @property
     def statement(self) -> str:
@@ -104,64 +87,99 @@ class _Atom:
     argument_text: str
 
 
-@dataclass
-class _Model:
-    """Each Coq subterm the certificate names becomes a polynomial variable, keyed by its text."""
+class _Model(Printer):
+    """Each Coq subterm the certificate names becomes a polynomial variable, keyed by its text.
 
-    printer: CoqPrinter
-    variables: dict = field(default_factory=dict)  # Coq text -> Symbol
-    atoms: dict = field(default_factory=dict)      # Coq text -> _Atom (top-level only)
+    A SymPy :class:`~sympy.printing.printer.Printer` whose output is a polynomial over those
+    variables, not a string: ``of(e)`` is ``e`` with every ``cos``, ``sin`` and ``exp`` (and
+    every symbol, ``pi`` or ``log``) replaced by its variable; its fallback refuses, like
+    :class:`~symrope.kernel._translate.CoqPrinter`'s.
+    """
+
+    printmethod = "_symrope_certificate"
+    _default_settings: dict = {}
+
+    def __init__(self, printer: CoqPrinter) -> None:
+        super().__init__()
+        self.printer = printer
+        self.variables: dict = {}  # Coq text -> Symbol
+        self.atoms: dict = {}      # Coq text -> _Atom (top-level only)
+        self._top = True
 
     def variable(self, text: str) -> sp.Symbol:
         if text not in self.variables:
             self.variables[text] = sp.Symbol(f"g{len(self.variables)}")
         return self.variables[text]
 
-    def atom(self, function, argument, argument_text, top):
+    def atom(self, function, argument, argument_text):
         text = f"({function} {argument_text})"
-        if top and text not in self.atoms:
-            family = EXPONENTIAL if function == "exp" else TRIG
+        if self._top and text not in self.atoms:
+            family = {"exp": EXPONENTIAL, "symrope_sign": SIGN}.get(function, TRIG)
             self.atoms[text] = _Atom(family, function, argument, argument_text)
         return self.variable(text)
 
     def of(self, e, top=True):
-        if isinstance(e, sp.Float):
-            raise Untranslatable(f"decimal constant {e}")
-        if e.is_Rational:
-            return e
-        if isinstance(e, sp.Symbol) or e is sp.pi or isinstance(e, sp.log):
-            return self.variable(self.printer.print(e))
-        if e is sp.E:
-            return self.atom("exp", sp.Integer(1), "(IZR 1)", top)
-        if isinstance(e, sp.Add):
-            return sp.Add(*[self.of(a, top) for a in e.args])
-        if isinstance(e, sp.Mul):
-            return sp.Mul(*[self.of(a, top) for a in e.args])
-        if isinstance(e, sp.exp):
-            return self.atom("exp", e.args[0], self.printer.print(e.args[0]), top)
-        if isinstance(e, (sp.cos, sp.sin)):
-            return self.atom(type(e).__name__, e.args[0], self.printer.print(e.args[0]), top)
-        if isinstance(e, sp.Pow):
-            value = exact_power(e.base, e.exp)
-            if value is not None:
-                return value
-            if e.exp.is_Integer:
-                n = int(e.exp)
-                if n >= 0:
-                    return self.of(e.base, top) ** n
-                argument = exponential_argument(e.base)
-                if argument is not None:
-                    negated = self.atom("exp", sp.Mul(-1, argument, evaluate=False),
-                                        f"(- {self.printer.exponent_text(e.base)})", top)
-                    return negated ** (-n)
-                if e.base.is_Rational and e.base != 0:
-                    return sp.Rational(e.base) ** n
-                raise NoCertificate(f"division by the non-constant {sp.sstr(e.base)}")
-            argument = exponential_argument(e)
-            if argument is None:
-                raise Untranslatable(f"power {sp.sstr(e)} of a base not known to be positive")
-            return self.atom("exp", argument, self.printer.exponent_text(e), top)
+        """The polynomial of ``e``; ``top=False`` for the argument of an atom (no new atoms)."""
+        outer, self._top = self._top, top
+        try:
+            return self._print(e)
+        finally:
+            self._top = outer
+
+    def emptyPrinter(self, e):
         raise Untranslatable(f"{type(e).__name__} has no exact Coq translation here")
+
+    def _print_Float(self, e):
+        raise Untranslatable(f"decimal constant {e}")
+
+    def _print_Rational(self, e):
+        return e
+
+    def _named(self, e):
+        return self.variable(self.printer.print(e))
+
+    _print_Symbol = _print_Pi = _print_log = _named
+
+    def _print_Exp1(self, e):
+        return self.atom("exp", sp.Integer(1), "(IZR 1)")
+
+    def _print_Add(self, e):
+        return sp.Add(*[self._print(a) for a in e.args])
+
+    def _print_Mul(self, e):
+        return sp.Mul(*[self._print(a) for a in e.args])
+
+    def _print_exp(self, e):
+        return self.atom("exp", e.args[0], self.printer.print(e.args[0]))
+
+    def _print_cos(self, e):
+        return self.atom("cos", e.args[0], self.printer.print(e.args[0]))
+
+    def _print_sin(self, e):
+        return self.atom("sin", e.args[0], self.printer.print(e.args[0]))
+
+    def _print_Pow(self, e):
+        value = exact_power(e.base, e.exp)
+        if value is not None:
+            return value
+        if e.base == -1 and not e.exp.is_Integer and e.exp.is_integer:
+            return self.atom("symrope_sign", e.exp, self.printer.print(e.exp))
+        if e.exp.is_Integer:
+            n = int(e.exp)
+            if n >= 0:
+                return self._print(e.base) ** n
+            argument = exponential_argument(e.base)
+            if argument is not None:
+                negated = self.atom("exp", sp.Mul(-1, argument, evaluate=False),
+                                    f"(- {self.printer.exponent_text(e.base)})")
+                return negated ** (-n)
+            if e.base.is_Rational and e.base != 0:
+                return sp.Rational(e.base) ** n
+            raise NoCertificate(f"division by the non-constant {sp.sstr(e.base)}")
+        argument = exponential_argument(e)
+        if argument is None:
+            raise Untranslatable(f"power {sp.sstr(e)} of a base not known to be positive")
+        return self.atom("exp", argument, self.printer.exponent_text(e))
 
     def text(self, polynomial) -> str:
         names = {symbol: text for text, symbol in self.variables.items()}
@@ -213,15 +231,36 @@ def scalar_lemma(name: str, lhs: ExactScalar, rhs: ExactScalar, *,
     names, binder_names, hypotheses = binders(lhs.free_symbols | rhs.free_symbols)
     statement_printer = CoqPrinter(names)
     lhs_text, rhs_text = statement_printer.print(lhs), statement_printer.print(rhs)
+    roots = _square_root_bases(lhs, rhs) if lhs != rhs else []
+    rational = lhs != rhs and not roots and _rational_denominators(lhs, rhs)
+    conditions = []
+    if roots:
+        # sqrt(u) and u's positivity: a premise of the lemma (the claim divides by sqrt(u), or
+        # its theorem assumes u > 0), printed in the statement; so are the other divisors
+        divisors = [f for f in _divisor_factors(lhs, rhs) if f not in roots and not any(
+            is_square_root(p) for p in f.atoms(sp.Pow))]
+        conditions = [f"0 < {statement_printer.print(u)}" for u in roots] + \
+            [_nonzero(statement_printer, f) for f in divisors]
+        hypotheses = hypotheses + conditions
+    elif rational:
+        # A denominator factor that is not known positive is a premise of the lemma, printed
+        # in its statement: the claim says nothing where it divides by zero.
+        conditions = [_nonzero(statement_printer, f) for f in rational[1]]
+        hypotheses = hypotheses + conditions
     labels = binder_names + [f"symrope_h{i}" for i in range(len(hypotheses))]
     intro = [f"intros {' '.join(labels)}."] if labels else []
     # The statement is fixed here; each way of proving it below only adds a proof script.
     proved_by = functools.partial(ScalarLemma, name, binder_names, hypotheses, lhs_text, rhs_text,
-                                  source=(lhs, rhs, {coq: symbol for symbol, coq in names.items()}))
-    if lhs != rhs and _rational_with_positive_denominators(lhs, rhs):
+                                  source=(lhs, rhs, {coq: symbol for symbol, coq in names.items()}),
+                                  conditions=conditions)
+    if roots:
+        return proved_by(_root_script(lhs, rhs, roots, names, intro, force,
+                                      first_condition=len(hypotheses) - len(conditions)))
+    if rational:
         # A rational identity: field clears the denominators, and lra shows each is nonzero
-        # from the binders' sign hypotheses (0 < d, 0 < gamma...). Coq rejects a false one.
-        return proved_by(intro + ["field; repeat split; lra."])
+        # from the binders' sign hypotheses (0 < d, 0 < gamma...) and the conditions above.
+        # Coq rejects a false one.
+        return proved_by(intro + ["field; repeat split; first [assumption | lra | nra]."])
     try:
         return _scalar_lemma(proved_by, lhs, rhs, force, names, lhs_text, rhs_text, intro)
     except NoCertificate:
@@ -231,16 +270,82 @@ def scalar_lemma(name: str, lhs: ExactScalar, rhs: ExactScalar, *,
         return proved_by(intro + ["unfold Rpower.", "field."])
 
 
-def _rational_with_positive_denominators(lhs, rhs) -> bool:
-    """Both sides rational functions whose denominators' factors SymPy knows to be positive."""
+def _square_root_bases(lhs, rhs) -> list:
+    """The bases ``u`` of the square roots ``sqrt(u)`` (of bases not known positive) in a claim."""
+    return sorted({p.base for side in (lhs, rhs) for p in side.atoms(sp.Pow) if is_square_root(p)},
+                  key=sp.default_sort_key)
+
+
+def _root_script(lhs, rhs, roots, names, intro, force: bool,
+                 first_condition: int) -> list[str]:
+    """A rational claim in square roots ``sqrt(u_i)``: ``lhs - rhs = N / D`` with ``N`` in the
+    ideal of ``sqrt(u_i)^2 - u_i`` (SymPy's division gives the quotients); Coq checks
+    ``lhs - rhs = (sum q_i (sqrt u_i * sqrt u_i - u_i)) / D`` with ``field`` and each relation
+    from ``sqrt_sqrt``. Raises :class:`NoCertificate` outside that fragment (``force``: the
+    remainder is dropped, and Coq must reject the script)."""
+    stand_ins = {u: sp.Dummy(f"root{i}", positive=True) for i, u in enumerate(roots)}
+
+    def replaced(e):
+        return e.replace(is_square_root, lambda p: stand_ins[p.base] ** int(2 * p.exp))
+
+    difference = replaced(lhs) - replaced(rhs)
+    symbols = sorted(difference.free_symbols, key=sp.default_sort_key)
+    if not difference.is_rational_function(*symbols):
+        raise NoCertificate("square roots in a claim that is not a rational function")
+    numerator, denominator = sp.fraction(sp.together(difference))
+    ordered = list(stand_ins.values()) + [x for x in symbols if x not in stand_ins.values()]
+    relations = [stand_ins[u] ** 2 - u for u in roots]
+    quotients, remainder = sp.reduced(sp.expand(numerator), relations, *ordered, order="lex")
+    if remainder != 0 and not force:
+        raise NoCertificate("the claim is not a consequence of sqrt(u)^2 = u (remainder "
+                            f"{sp.sstr(remainder)[:60]})")
+    base_printer = CoqPrinter(names)
+    texts = {u: f"(sqrt {base_printer.print(u)})" for u in roots}
+    printer = CoqPrinter({**names, **{stand_ins[u]: texts[u] for u in roots}})
+    script = list(intro)
+    for i, u in enumerate(roots):
+        positive = f"symrope_h{first_condition + i}"
+        script += [f"assert (symrope_r{i} : {texts[u]} * {texts[u]} - {base_printer.print(u)} = 0)"
+                   f" by (rewrite sqrt_sqrt; [ring | lra]).",
+                   f"assert (symrope_s{i} : 0 < {texts[u]}) by (apply sqrt_lt_R0; exact {positive})."]
+    used = [(q, i) for i, q in enumerate(quotients) if q != 0]
+    certificate = " + ".join(f"({printer.print(q)}) * ({texts[roots[i]]} * {texts[roots[i]]} - "
+                             f"{base_printer.print(roots[i])})" for q, i in used) or "0"
+    script += ["apply Rminus_diag_uniq.",
+               f"transitivity (({certificate}) / {printer.print(denominator)}).",
+               "{ field; repeat split; first [assumption | lra | nra]. }"]
+    if used:
+        script.append("rewrite " + ", ".join(f"symrope_r{i}" for _, i in used) + ".")
+    script.append("unfold Rdiv. ring.")
+    return script
+
+
+def _nonzero(printer: CoqPrinter, factor) -> str:
+    """The premise that a divisor factor is not zero (``0 < f`` when SymPy knows ``f >= 0``)."""
+    return f"0 < {printer.print(factor)}" if factor.is_nonnegative else \
+        f"{printer.print(factor)} <> 0"
+
+
+def _divisor_factors(lhs, rhs) -> list:
+    """The factors of the divisions as written (what the Coq statement prints, not SymPy's
+    simplified form) that are not constants and not known positive."""
+    divisors = {p.base for side in (lhs, rhs) for p in side.atoms(sp.Pow)
+                if p.exp.is_negative and not p.base.is_number}
+    factors = {f for d in divisors for f in sp.Mul.make_args(sp.factor(d)) if not f.is_number}
+    factors = {f.base if isinstance(f, sp.Pow) and f.exp.is_Integer else f for f in factors}
+    return sorted((f for f in factors if f.is_positive is not True), key=sp.default_sort_key)
+
+
+def _rational_denominators(lhs, rhs):
+    """For rational functions with a non-constant divisor: ``(True, factors)`` with the divisor
+    factors SymPy does not know to be positive (each becomes a premise); else ``False``."""
     symbols = sorted(lhs.free_symbols | rhs.free_symbols, key=str)
     if not symbols or not all(side.is_rational_function(*symbols) for side in (lhs, rhs)):
         return False
-    denominators = [sp.denom(sp.together(side)) for side in (lhs, rhs)]
-    if all(d.is_number for d in denominators):
-        return False  # polynomial over constants: the certificate path handles it with ring
-    factors = [f for d in denominators for f in sp.Mul.make_args(sp.factor(d))]
-    return all(f.is_number and f != 0 or f.is_positive for f in factors)
+    if not any(p.exp.is_negative and not p.base.is_number
+               for side in (lhs, rhs) for p in side.atoms(sp.Pow)):
+        return False  # a polynomial: the certificate path handles it with ring
+    return True, _divisor_factors(lhs, rhs)
 
 
 def _scalar_lemma(proved_by: Callable[[list[str]], ScalarLemma], lhs: sp.Expr, rhs: sp.Expr,
@@ -265,11 +370,24 @@ def _scalar_lemma(proved_by: Callable[[list[str]], ScalarLemma], lhs: sp.Expr, r
             terms.append((coefficient, monomial))
             coefficients.setdefault((atom.family, monomial), []).append(coefficient)
         decompositions[text] = terms
-    bases = {key: _rational_gcd(values) for key, values in coefficients.items()}
+    integers = {coq for symbol, coq in names.items() if symbol.is_integer}
+    bases = {key: sp.Integer(1) if key[0] == SIGN else _rational_gcd(values)
+             for key, values in coefficients.items()}
+    for (family, monomial), values in coefficients.items():
+        if family == SIGN and (any(not v.is_Integer for v in values) or (
+                monomial != 1 and model.text(monomial) not in integers)):
+            raise NoCertificate("(-1)^e with e not an integer combination of integer symbols")
     base_text = {key: model.text(g * key[1]) for key, g in bases.items()}
     base_variables, generators = {}, []
-    for (family, _monomial), text in base_text.items():
-        if family == TRIG:
+    for (family, monomial), text in base_text.items():
+        if family == SIGN:
+            if monomial != 1:  # (-1)^1 is the number -1, not a variable
+                base_variables[(text, "sign")] = model.variable(f"(symrope_sign {text})")
+                generators.append((f"(symrope_sign {text} ^ 2 - 1)",
+                                   base_variables[(text, "sign")] ** 2 - 1,
+                                   f"pose proof (symrope_sign_sq {text} ltac:(symrope_int)) as "
+                                   f"symrope_p{len(generators)}."))
+        elif family == TRIG:
             base_variables[(text, "cos")] = model.variable(f"(cos {text})")
             base_variables[(text, "sin")] = model.variable(f"(sin {text})")
             generators.append((f"(sin {text} ^ 2 + cos {text} ^ 2 - 1)",
@@ -295,6 +413,22 @@ def _scalar_lemma(proved_by: Callable[[list[str]], ScalarLemma], lhs: sp.Expr, r
         if not combination:
             raise NoCertificate(f"argument {atom.argument_text} is zero")
         combination_text = _nested_sum(combination)
+        if atom.family == SIGN:
+            expanded = sp.Mul(*[-1 if base == "(IZR 1)" else base_variables[(base, "sign")]
+                                for _, base in combination])
+            if model.variables[text] == expanded:
+                continue
+            label = f"symrope_z{len(atom_generators)}"
+            assertions += [f"assert ({label} : {text} - {model.text(expanded)} = 0).",
+                           "{ " + (f"assert (symrope_a : {atom.argument_text} = "
+                                   f"{combination_text}) by ring. rewrite symrope_a. "
+                                   if atom.argument_text != combination_text else "")
+                           + "repeat (rewrite symrope_sign_plus by symrope_int). "
+                             "rewrite ?symrope_sign_neg, ?symrope_sign_one. ring. }"]
+            atom_generators.append((f"({text} - {model.text(expanded)})",
+                                    model.variables[text] - expanded, None, label,
+                                    model.variables[text]))
+            continue
         expanded = _expansion(atom.family, combination, base_variables)
         if atom.family == TRIG:
             expanded = expanded[0] if atom.function == "cos" else expanded[1]
@@ -356,10 +490,11 @@ def _generator_order(model, atom_variables, base_variables):
     first = list(atom_variables)
     cosines = [v for (b, kind), v in base_variables.items() if kind == "cos"]
     sines = [v for (b, kind), v in base_variables.items() if kind == "sin"]
+    signs = [v for (b, kind), v in base_variables.items() if kind == "sign"]
     ups = [v for (b, kind), v in base_variables.items() if kind == 1]
     downs = [v for (b, kind), v in base_variables.items() if kind == -1]
     ordered = []
-    for v in first + cosines + sines + ups + downs:
+    for v in first + cosines + sines + signs + ups + downs:
         if v not in ordered:
             ordered.append(v)
     rest = [v for v in model.variables.values() if v not in ordered]

@@ -1,5 +1,9 @@
 """Run ``coqc`` on exported theorems, with a timeout, and read back which steps it accepted.
 
+Two kinds of file: the step lemmas (below) and, for each theorem stated whole in Coq, its
+whole-theorem file (:func:`symrope.kernel._whole.check_whole`); all of them are compiled side by
+side, one ``coqc`` process per file, at most one per CPU.
+
 All theorems are checked in one file (one ``Module`` per theorem, the preamble once): loading
 Coq's ``Reals`` costs more than most theorems' lemmas, so one ``coqc`` process does the whole
 library. ``coqc`` stops at the first error, so a rejected step is dropped and the file checked
@@ -9,6 +13,7 @@ that contains it compiled, every lemma ending in ``Qed``.
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -21,7 +26,8 @@ from pathlib import Path
 from symrope.errors import UsageError
 from symrope.kernel._certificate import PRELUDE
 from symrope.kernel._export import TheoremExport
-from symrope.kernel._matrices import MATRIX_PRELUDE
+from symrope.kernel._whole import check_whole, whole_theorem
+from symrope.kernel._matrices import MATRIX_PRELUDE, MATRIX_SECTION, MATRIX_SECTION_END
 
 __all__ = ["KernelUnavailable", "find_coqc", "check_exports", "COQ_INSTALL_HINT"]
 
@@ -58,9 +64,10 @@ def _combined(exports, keep, matrices: bool) -> str:
     prelude = MATRIX_PRELUDE if matrices else PRELUDE
     parts = ["(* symrope: kernel check of several theorems, one Module each. *)", prelude]
     for export in exports:
-        parts += [f"Module {export.module}.",
-                  export.body(only=keep[export.module], matrices=matrices),
-                  f"End {export.module}.", ""]
+        body = export.body(only=keep[export.module], matrices=matrices)
+        if matrices:
+            body = MATRIX_SECTION + body + MATRIX_SECTION_END
+        parts += [f"Module {export.module}.", body, f"End {export.module}.", ""]
     return "\n".join(parts)
 
 
@@ -96,12 +103,14 @@ def _one_line(message: str) -> str:
 
 
 def check_exports(exports: Iterable[TheoremExport], directory: Path | None = None, *,
-                  timeout: float = 300.0) -> float:
+                  timeout: float = 300.0, whole: bool = True) -> float:
     """Check every exported step of ``exports`` with ``coqc``; mark each checked or rejected.
 
     The scalar lemmas (Coq's ``Reals``) and the symbolic matrix lemmas (MathComp) are two files,
     ``symrope_kernel_check.v`` and ``symrope_kernel_matrices.v`` in ``directory`` (a temporary
-    one by default), checked side by side. Returns the wall-clock seconds.
+    one by default); with ``whole=True`` each theorem stated whole in Coq is compiled too (its
+    :attr:`~symrope.kernel._export.TheoremExport.whole` gets the verdict). The files are
+    checked side by side. Returns the wall-clock seconds.
     """
     coqc = find_coqc()
     exports = list(exports)
@@ -110,16 +119,38 @@ def check_exports(exports: Iterable[TheoremExport], directory: Path | None = Non
         where = Path(directory) if directory is not None else Path(scratch)
         where.mkdir(parents=True, exist_ok=True)
         matrix_steps = [s for e in exports for s in e.steps if s.exported and s.matrix_lemmas]
-        jobs = [(False, where / "symrope_kernel_check.v")]
-        if matrix_steps and mathcomp_available(coqc):
-            jobs.append((True, where / "symrope_kernel_matrices.v"))
+        has_mathcomp = mathcomp_available(coqc)
+        jobs = [lambda: _check_loop(coqc, exports, where / "symrope_kernel_check.v", False,
+                                    timeout)]
+        if matrix_steps and has_mathcomp:
+            jobs.append(lambda: _check_loop(coqc, exports, where / "symrope_kernel_matrices.v",
+                                            True, timeout))
         else:
             for step in matrix_steps:
                 step.kernel = "not checked"
                 step.detail = "MathComp is not installed (Debian: libcoq-mathcomp-algebra)"
-        with ThreadPoolExecutor(max_workers=len(jobs)) as pool:
-            list(pool.map(lambda job: _check_loop(coqc, exports, job[1], job[0], timeout), jobs))
+        if whole:
+            for export in exports:
+                jobs += _whole_jobs(coqc, export, where, timeout, has_mathcomp)
+        workers = max(1, min(len(jobs), os.cpu_count() or 1))
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            list(pool.map(lambda job: job(), jobs))
     return time.monotonic() - started
+
+
+def _whole_jobs(coqc, export: TheoremExport, where: Path, timeout: float, has_mathcomp: bool):
+    stated = whole_theorem(export.name)
+    if stated is None or export.whole is None:
+        return []
+    if "From mathcomp" in (export.theorem_text() or "") and not has_mathcomp:
+        export.whole.status = "not checked"
+        export.whole.detail = "MathComp is not installed (Debian: libcoq-mathcomp-algebra)"
+        return []
+
+    def job():
+        directory = where / f"whole_{export.module}"
+        export.whole = check_whole(coqc, stated, timeout=timeout, directory=directory)
+    return [job]
 
 
 def _check_loop(coqc, exports, path: Path, matrices: bool, timeout: float) -> None:

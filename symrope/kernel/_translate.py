@@ -10,7 +10,9 @@ refuses (:class:`Untranslatable`) every node it does not, never approximating:
   (SymPy's exact integer root);
 * ``x**n`` for an integer ``n`` as ``x ^ n`` (``/ x ^ n`` for negative ``n``), any other power
   ``b**e`` as ``Rpower b e`` (``exp (e * ln b)``) only when SymPy knows ``b > 0``, which is when
-  the two agree; ``log(x)`` as ``ln x`` only for ``x > 0``;
+  the two agree; a half-integer power of a base SymPy knows only nonnegative (``a^2 + b^2``)
+  with Coq's ``sqrt``; ``(-1)**k`` for an integer ``k`` as ``symrope_sign k`` (``cos (PI * k)``,
+  defined in the file's preamble); ``log(x)`` as ``ln x`` only for ``x > 0``;
 * ``cos``, ``sin``, ``exp``, ``pi`` and ``E`` as ``cos``, ``sin``, ``exp``, ``PI``, ``exp 1``;
 * every symbol must be real (a SymPy symbol without ``real=True`` ranges over the complex
   numbers, and a statement over the reals would be weaker than the claim); its sign facts
@@ -28,11 +30,12 @@ import re
 from collections.abc import Iterable
 
 import sympy as sp
+from sympy.printing.printer import Printer
 
 from symrope._typing import ExactScalar
 
 __all__ = ["Untranslatable", "CoqPrinter", "sanitise", "binders", "exact_power",
-           "exponential_argument"]
+           "exponential_argument", "is_square_root"]
 
 # Names the generated files use themselves, or that Coq's Reals exports: never a variable.
 _RESERVED = frozenset("""
@@ -86,8 +89,12 @@ def _rational(value: sp.Rational) -> str:
     return f"({_integer(int(value.p))} / {_integer(int(value.q))})"
 
 
-class CoqPrinter:
+class CoqPrinter(Printer):
     """Prints SymPy expressions as Coq terms over ``R``; ``names`` maps symbols to identifiers.
+
+    A SymPy :class:`~sympy.printing.printer.Printer`: one ``_print_<Class>`` method per node it
+    translates exactly, and a fallback (``emptyPrinter``) that refuses every other node with
+    :class:`Untranslatable`, never an approximation.
 
     With ``unfolded=True`` it prints the term Coq's goal holds after the proof scripts'
     ``unfold Rpower; rewrite ?symrope_inv_exp_pow, ?symrope_inv_exp``: ``Rpower b e`` as
@@ -105,72 +112,115 @@ class CoqPrinter:
     Traceback (most recent call last):
     ...
     symrope.kernel._translate.Untranslatable: decimal constant 0.500000000000000 (exact rationals only)
+    >>> printer.doprint(sp.tan(x))
+    Traceback (most recent call last):
+    ...
+    symrope.kernel._translate.Untranslatable: tan (tan(x)) has no exact Coq translation here
     """
 
+    printmethod = "_symrope_coq"  # no SymPy class defines it: every node goes through this class
+    _default_settings: dict = {}
+
     def __init__(self, names: dict[sp.Symbol, str], *, unfolded: bool = False) -> None:
+        super().__init__()
         self.names = names
         self.unfolded = unfolded
 
     def doprint(self, e: ExactScalar) -> str:
-        return self.print(sp.sympify(e))
+        return self._print(sp.sympify(e))
 
     def print(self, e: sp.Basic) -> str:
-        if isinstance(e, sp.Float):
-            raise Untranslatable(f"decimal constant {e} (exact rationals only)")
-        if e.is_Integer:
-            return _integer(int(e))
-        if e.is_Rational:
-            return _rational(e)
-        if e is sp.pi:
-            return "PI"
-        if e is sp.E:
-            return "(exp (IZR 1))"
-        if isinstance(e, sp.Symbol):
-            if e not in self.names:
-                raise Untranslatable(f"symbol {e} has no Coq name")
-            return self.names[e]
-        if isinstance(e, (sp.Add, sp.Mul)):
-            return binary_chain(" + " if isinstance(e, sp.Add) else " * ", map(self.print, e.args))
-        if isinstance(e, sp.Pow):
-            return self._power(e.base, e.exp)
-        if isinstance(e, sp.exp):
-            return f"(exp {self.print(e.args[0])})"
-        if isinstance(e, sp.log):
-            if len(e.args) != 1 or e.args[0].is_positive is not True:
-                raise Untranslatable(f"log of {e.args[0]}, not known to be positive")
-            return f"(ln {self.print(e.args[0])})"
-        if isinstance(e, (sp.cos, sp.sin)):
-            return f"({type(e).__name__} {self.print(e.args[0])})"
+        """One subterm (already a SymPy object), as the scripts name subterms of a goal."""
+        return self._print(e)
+
+    def emptyPrinter(self, e: object) -> str:
         raise Untranslatable(f"{type(e).__name__} ({sp.sstr(e)[:60]}) has no exact Coq "
                              "translation here")
 
-    def _power(self, base, exponent) -> str:
+    def _print_Float(self, e) -> str:
+        raise Untranslatable(f"decimal constant {e} (exact rationals only)")
+
+    def _print_Integer(self, e) -> str:
+        return _integer(int(e))
+
+    def _print_Rational(self, e) -> str:
+        return _rational(e)
+
+    def _print_Pi(self, e) -> str:
+        return "PI"
+
+    def _print_Exp1(self, e) -> str:
+        return "(exp (IZR 1))"
+
+    def _print_Symbol(self, e) -> str:
+        if e not in self.names:
+            raise Untranslatable(f"symbol {e} has no Coq name")
+        return self.names[e]
+
+    def _print_Add(self, e) -> str:
+        return binary_chain(" + ", map(self._print, e.args))
+
+    def _print_Mul(self, e) -> str:
+        return binary_chain(" * ", map(self._print, e.args))
+
+    def _print_exp(self, e) -> str:
+        return f"(exp {self._print(e.args[0])})"
+
+    def _print_log(self, e) -> str:
+        if len(e.args) != 1 or e.args[0].is_positive is not True:
+            raise Untranslatable(f"log of {e.args[0]}, not known to be positive")
+        return f"(ln {self._print(e.args[0])})"
+
+    def _print_cos(self, e) -> str:
+        return f"(cos {self._print(e.args[0])})"
+
+    def _print_sin(self, e) -> str:
+        return f"(sin {self._print(e.args[0])})"
+
+    def _print_Pow(self, e) -> str:
+        base, exponent = e.base, e.exp
         value = exact_power(base, exponent)
         if value is not None:
             return _rational(value)
         if exponent.is_Integer:
             n = int(exponent)
             if n >= 0:
-                return f"({self.print(base)} ^ {n})"
+                return f"({self._print(base)} ^ {n})"
             if self.unfolded and exponential_argument(base) is not None:
                 negated = f"(exp (- {self.exponent_text(base)}))"
                 return negated if n == -1 else f"({negated} ^ {-n})"
-            inner = self.print(base) if n == -1 else f"({self.print(base)} ^ {-n})"
+            inner = self._print(base) if n == -1 else f"({self._print(base)} ^ {-n})"
             return f"(/ {inner})"
+        if base == -1 and exponent.is_integer:
+            # (-1)^k for an integer k: cos(PI k), symrope_sign in the file's preamble
+            return f"(symrope_sign {self._print(exponent)})"
+        if is_square_root(e):
+            # u^(k/2) of a base known nonnegative but not positive (a^2 + b^2): Coq's sqrt,
+            # which is the real square root on u >= 0
+            root, k = f"(sqrt {self._print(base)})", int(exponent * 2)
+            power = root if abs(k) == 1 else f"({root} ^ {abs(k)})"
+            return power if k > 0 else f"(/ {power})"
         if base.is_positive is not True:
             raise Untranslatable(f"power {sp.sstr(base)}**({sp.sstr(exponent)}) of a base not "
                                  "known to be positive (Rpower agrees with it only for base > 0)")
         if base is sp.E:
-            return f"(exp {self.print(exponent)})"
+            return f"(exp {self._print(exponent)})"
         if self.unfolded:
             return f"(exp {self.exponent_text(sp.Pow(base, exponent, evaluate=False))})"
-        return f"(Rpower {self.print(base)} {self.print(exponent)})"
+        return f"(Rpower {self._print(base)} {self._print(exponent)})"
 
     def exponent_text(self, e: sp.Basic) -> str:
         """The argument of the exponential that ``e`` (``exp(x)`` or ``b**y``) unfolds to."""
         if isinstance(e, sp.exp):
-            return self.print(e.args[0])
-        return f"({self.print(e.exp)} * (ln {self.print(e.base)}))"
+            return self._print(e.args[0])
+        return f"({self._print(e.exp)} * (ln {self._print(e.base)}))"
+
+
+def is_square_root(e) -> bool:
+    """``u**(k/2)`` (odd ``k``) of a base SymPy knows nonnegative but not positive, such as
+    ``sqrt(a**2 + b**2)``: printed with Coq's ``sqrt`` (a positive base keeps ``Rpower``)."""
+    return (isinstance(e, sp.Pow) and e.exp.is_Rational and e.exp.q == 2
+            and e.base.is_positive is not True and e.base.is_nonnegative is True)
 
 
 def exact_power(base, exponent):

@@ -31,12 +31,12 @@ MATHLIB_GENERATOR = (r"Lean Mathlib, OneParameterSubgroup.existsUnique_generator
                      r"for a unique $X$")
 HAMEL_CAUCHY = ("G. Hamel, 'Eine Basis aller Zahlen und die unstetigen Loesungen der "
                 "Funktionalgleichung $f(x+y) = f(x) + f(y)$', Math. Ann. 60 (1905) 459-462")
-MATHLIB_INTEGRAL_UNIT = (r"Lean Mathlib, "
-                         r"Mathlib/Analysis/Normed/Algebra/OneParameterSubgroup.lean, lemma "
-                         r"exists_isUnit_intervalIntegral (used in the proof of "
-                         r"existsUnique_generator): for a continuous one-parameter subgroup $U$ "
-                         r"there is $\varepsilon > 0$ with $\int_0^\varepsilon U(x)\,dx$ "
-                         r"invertible")
+MATHLIB_INTEGRAL_UNIT = (r"Lean Mathlib, OneParameterSubgroup.existsUnique_generator "
+                         r"(Mathlib/Analysis/Normed/Algebra/OneParameterSubgroup.lean): its proof "
+                         r"shows that for a continuous one-parameter subgroup $U$ there is $\varepsilon > 0$ "
+                         r"with $\int_0^\varepsilon U(x)\,dx$ invertible (continuity at $0$ puts the "
+                         r"integral near $\varepsilon \cdot 1$, and Units.ofNearby makes it a unit); the "
+                         r"lemma itself is private to that file")
 INTEGRAL_LINEARITY = (r"linearity of the (entrywise) interval integral: a constant matrix factor "
                       r"moves inside, $M \int f = \int M f$ and $(\int f) M = \int f M$ "
                       r"(Mathlib ContinuousLinearMap.intervalIntegral_comp_comm; the same file's "
@@ -45,8 +45,10 @@ INTEGRAL_LINEARITY = (r"linearity of the (entrywise) interval integral: a consta
 MEAN_VALUE = ("mean value theorem (e.g. W. Rudin, Principles of Mathematical Analysis, 3rd "
               "ed., Thm. 5.11): a function with zero derivative on an interval is constant")
 EXP_SERIES = ("the exponential series converges absolutely and may be differentiated term by "
-              "term; $e^{A} e^{B} = e^{A+B}$ when $AB = BA$ (B. C. Hall, Lie Groups, Lie "
-              "Algebras, and Representations, 2nd ed. (2015), Prop. 2.3)")
+              "term; $e^{A} e^{B} = e^{A+B}$ when $AB = BA$, $(e^A)^{-1} = e^{-A}$, "
+              "$(e^A)^\\top = e^{A^\\top}$ (B. C. Hall, Lie Groups, Lie Algebras, and "
+              "Representations, 2nd ed. (2015), Prop. 2.3); $\\frac{d}{dt} e^{tA} = A e^{tA}$ "
+              "(ibid., Prop. 2.4)")
 
 
 _SCALE = sp.Dummy("x", real=True)

@@ -1,4 +1,4 @@
-"""Theorem 6: RoPE is ``e^{pX}`` and only sees relative position, for every even ``d``.
+"""Theorem 6: RoPE is ``e^{pX}`` and only sees relative position, at a given even ``d``.
 
 ``R_d(p) = diag(R(p omega_0), ..., R(p omega_{d/2-1}))`` with ``omega_i = theta^{-2i/d}`` and
 ``X = diag(omega_0 J, ..., omega_{d/2-1} J)``:
@@ -12,7 +12,9 @@
 
 Everything of size ``d`` is a ``BlockDiagMatrix`` of 2x2 blocks, so the engine decides it block
 by block and proves the one block template (one frequency, as a symbolic constant) once: the
-cost is linear in ``d``, and ``d = 4096`` is proved, not sampled. Entries are built with SymPy's
+cost is linear in ``d``, and ``d = 4096`` is proved, not sampled. Each ``d`` is its own proof
+here; the statement for every ``d`` (and every frequency function) is the Coq theorem
+``symrope/kernel/coq/RopeRelative.v`` (``symrope prove --kernel coq``). Entries are built with SymPy's
 evaluation switched off (one ``cos(p * omega_i)`` evaluated is ~3 ms, times 3 * d/2 blocks),
 which changes nothing mathematically: the engine evaluates and rewrites them.
 """

@@ -262,7 +262,8 @@ def _mpf_rational(value) -> sp.Rational:
 
 
 @theorem("skew_blocks_certified",
-         "any n: a dyadic Q with rigorously bounded ||Q^T Q - I|| and ||Q^T X Q - B|| (numeric)",
+         "one seeded n x n instance (default n = 16; any n can be given): a dyadic Q with "
+         "rigorously bounded ||Q^T Q - I|| and ||Q^T X Q - B|| (numeric)",
          title="A certified normal form for a floating-point skew matrix")
 def skew_blocks_certified(n=16, kind="random", seed=0, dps=60, position=10**6, tolerance=None):
     n, kind, seed, dps = int(n), str(kind), int(seed), int(dps)
