@@ -80,8 +80,8 @@ def main(argv: list[str]) -> int:
         path = out_dir / f"{_file_stem(builder.name)}.tex"
         path.write_text(theorem_document(report, kernel), encoding="utf-8")
         written.append(path)
-        coq = (f", {kernel['checked']}/{kernel['checked_steps']} kernel-checked by Coq"
-               if kernel else "")
+        coq = (f", {kernel['nontrivial_checked']}/{kernel['nontrivial']} non-trivial steps "
+               f"kernel-checked by Coq, whole theorem {kernel['theorem']}" if kernel else "")
         print(f"{path}  ({report.verdict}, {_plural(report.checked_steps, 'checked step')}, "
               f"{_plural(report.cited_lemmas, 'cited lemma')}{coq})", flush=True)
     if args.all:

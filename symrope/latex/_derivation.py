@@ -233,18 +233,36 @@ def _parameters(params: dict) -> Paragraph | None:
 
 
 def _kernel_blocks(kernel: dict | None) -> list:
-    """What Coq's kernel checked of the whole theorem (``symrope latex --kernel coq``)."""
+    """What Coq's kernel checked of the whole theorem (``symrope latex --kernel coq``).
+
+    ``kernel`` is the theorem's ``--kernel coq`` summary (:func:`symrope.kernel.kernel_summary`):
+    ``"theorem"`` is ``"checked"``, ``"rejected"`` or ``"not stated"``, and ``"hypotheses"``
+    the named Coq hypotheses the whole theorem rests on.
+    """
     whole = (kernel or {}).get("theorem")
-    if not isinstance(whole, dict):
+    if whole not in ("checked", "rejected"):
         return []
-    hypotheses = whole.get("hypotheses") or []
-    checked = whole.get("checked")
-    text = (words("The whole theorem is kernel-checked by Coq under these hypotheses")
-            if checked else words("Coq's statement of the whole theorem, with its hypotheses "
-                                  "(not kernel-checked)"))
-    out = [Paragraph(join(text, ":" if hypotheses else "."), lead="Kernel.")]
+    hypotheses = kernel.get("hypotheses") or []
+    where = code(kernel.get("file", ""))
+    if whole == "rejected":
+        text = join(words("The whole theorem is stated in Coq in "), where,
+                    words(" but Coq's kernel rejected it: "),
+                    words(kernel.get("detail", "no detail")), ".")
+        return [Paragraph(text, lead="Kernel.")]
+    text = join(words("The whole theorem is stated in Coq in "), where,
+                words(" and kernel-checked"),
+                words(" under these named hypotheses:" if hypotheses else
+                      ", on no hypothesis beyond Coq's axioms of the reals."))
+    out = [Paragraph(text, lead="Kernel.")]
     if hypotheses:
-        out.append(ItemList([code(str(h)) for h in hypotheses]))
+        out.append(ItemList([join(words(f"{h['name']} ({h['kind']}): "), code(h["coq"]))
+                             for h in hypotheses]))
+    axioms = kernel.get("assumptions") or []
+    if axioms:
+        out.append(Paragraph(join(words("Print Assumptions lists "),
+                                  *[part for index, axiom in enumerate(axioms)
+                                    for part in ([words(", ")] if index else []) + [code(axiom)]],
+                                  "."), lead="Axioms."))
     return out
 
 
@@ -255,10 +273,11 @@ def _summary(report, references: list, kernel: dict | None, level: int) -> list:
             ("Definitions", str(report.definitions)),
             ("Cited lemmas", str(report.cited_lemmas))]
     if kernel:
-        trivial = kernel.get("trivial", 0)
-        rows.append(("Coq kernel", f"{kernel.get('checked', 0)} of "
-                                   f"{kernel.get('checked_steps', 0)} checked steps "
-                                   f"kernel-checked ({trivial} trivial)"))
+        rows.append(("Coq kernel", f"{kernel.get('nontrivial_checked', 0)} of "
+                                   f"{kernel.get('nontrivial', 0)} non-trivial steps "
+                                   f"kernel-checked; {kernel.get('trivial', 0)} trivial "
+                                   f"(not counted); whole theorem "
+                                   f"{kernel.get('theorem', 'not stated')}"))
     rows.append(("Proof time", f"{report.seconds:.2f} s"))
     rows += [(f"{name} version", version) for name, version in versions().items()]
     out = [Heading(words("Summary"), level=level),
