@@ -22,7 +22,7 @@ import numpy as np
 from symrope.audit._models import dtype_name, validate_positions
 from symrope.audit._real import TORCH_DTYPE_NAMES, RealImpl, import_library
 from symrope.errors import UsageError
-from symrope.schedules import RopeConfig
+from symrope.schedules import RopeConfig, validate_hf_config, validate_rope_parameters
 
 _CHUNK = 1 << 16  # positions per forward call: bounded memory for long audits
 _TF32_DROPPED_BITS = 13   # float32 keeps 23 fraction bits, TF32 10
@@ -305,8 +305,17 @@ def rope_config_of(config_object, layer_type: str | None = None) -> RopeConfig:
 
 
 def _build(transformers, config_dict, model_type, rope_scaling):
+    """transformers' config object and rotary class for a config dict or a model type, the
+    fields symrope reads checked first (one line, as every command reports them: transformers
+    would fail later, with a traceback, on a string where a number belongs)."""
     if config_dict is not None and model_type is not None:
         raise UsageError("give either an HF config or --model-type, not both")
+    if config_dict is not None:
+        validate_hf_config(config_dict)
+        if config_dict.get("model_type") is not None and not isinstance(config_dict["model_type"], str):
+            raise UsageError(f"model_type must be a string, got {config_dict['model_type']!r}")
+    if rope_scaling is not None:
+        validate_rope_parameters(rope_scaling, "--rope-scaling")
     if config_dict is None:
         if model_type is None:
             model_type = "llama"

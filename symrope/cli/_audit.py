@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 import re
 import sys
-from pathlib import Path
 
 import numpy as np
 
-from symrope.cli._common import ArgumentParser, dump_json
+from symrope._parse import integer_option, real_option
+from symrope.cli._common import ArgumentParser, dump_json, output_file
 from symrope.audit._driver import audit
 from symrope.audit._results import DEFAULT_TOLERANCE, AuditOptions, exact_schedule
 from symrope.audit._models import MODELS, get_model
@@ -56,38 +56,32 @@ def _parser() -> ArgumentParser:
     parser.add_argument("--dtype", choices=("bf16", "fp16", "fp32", "fp64"),
                         help="model dtype (default: the implementation's usual dtype)")
     parser.add_argument("--config", metavar="FILE.json", help="an HF config.json to read the schedule from")
-    parser.add_argument("--head-dim", type=int, metavar="N",
+    parser.add_argument("--head-dim", type=integer_option("--head-dim", 1), metavar="N",
                         help="head dimension; any of --head-dim/--theta/--rope-scaling builds the "
                              "schedule from these flags (defaults 128, 10000, no scaling) instead "
                              "of Llama 3.1 8B's")
-    parser.add_argument("--theta", type=float, metavar="T", help="rope_theta (default 10000)")
+    parser.add_argument("--theta", type=real_option("--theta", positive=True), metavar="T",
+                        help="rope_theta (default 10000)")
     parser.add_argument("--rope-scaling", metavar="JSON", help="HF rope_scaling dict as JSON, "
                         "e.g. '{\"rope_type\": \"linear\", \"factor\": 4}'")
-    parser.add_argument("--max-position", type=_non_negative_integer("--max-position"), metavar="N",
+    parser.add_argument("--max-position", type=integer_option("--max-position", 0), metavar="N",
                         help=f"audit positions 0..N inclusive (default {_DEFAULT_MAX_POSITION})")
     parser.add_argument("--positions", metavar="LIST",
                         help="audit only these positions: comma-separated integers or a..b ranges")
-    parser.add_argument("--tolerance", type=float, default=DEFAULT_TOLERANCE, metavar="T",
+    parser.add_argument("--tolerance", type=real_option("--tolerance", positive=True),
+                        default=DEFAULT_TOLERANCE, metavar="T",
                         help="absolute error in cos/sin allowed inside the safe context, the same "
                              "for every implementation and dtype compared (default 2^-8 = 0.0039, "
                              "the bf16 step in [0.5, 1))")
-    parser.add_argument("--seq-len", type=_non_negative_integer("--seq-len"), metavar="N",
+    parser.add_argument("--seq-len", type=integer_option("--seq-len", 0), metavar="N",
                         help="current sequence length for dynamic/longrope schedules (default: "
                              "the frequencies at initialisation)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the random q, k (default 0)")
+    parser.add_argument("--seed", type=integer_option("--seed", 0), default=0,
+                        help="seed of the random q, k (default 0)")
     parser.add_argument("--no-fix", action="store_true", help="do not re-audit the suggested fix")
     parser.add_argument("--json", action="store_true", help="print one JSON document instead of the table")
     parser.add_argument("--plot", metavar="FILE", help="write a PNG of error against position")
     return parser
-
-
-def _non_negative_integer(flag: str):
-    def parse(text: str) -> int:
-        if not re.fullmatch(r"\s*\d+\s*", text):
-            raise UsageError(f"{flag} must be a non-negative integer, got {text!r}")
-        return int(text)
-    parse.__name__ = "non-negative integer"   # argparse's message: "invalid non-negative integer value"
-    return parse
 
 
 def parse_positions(text: str) -> np.ndarray:
@@ -125,25 +119,32 @@ _ROPE_KEYS = ("rope_theta", "rope_parameters", "rope_scaling", "rotary_dim", "ro
 
 
 def check_rope_config(document: dict, source: str) -> None:
-    """UsageError "not a RoPE config" for a config of a model without rotary embeddings.
+    """UsageError "not a RoPE config" for a config of a model without rotary embeddings, or one
+    whose ``model_type`` the installed transformers does not know.
 
     A config with a rope key is RoPE; one with none is RoPE only if its model type is (asked of
     the installed transformers when it imports; else judged by absolute position embeddings).
     """
-    if any(key in document for key in _ROPE_KEYS):
-        return
     model_type = document.get("model_type")
-    if model_type is None:
-        return   # a bare dict: default RoPE (theta 10000), as transformers' Llama reads it
-    absolute = document.get("position_embedding_type", "absolute") == "absolute" and (
-        "type_vocab_size" in document or "n_positions" in document or "n_ctx" in document)
+    if model_type is not None and not isinstance(model_type, str):
+        raise UsageError(f"model_type must be a string, got {model_type!r}")
     try:
-        from symrope.audit._hf import _rotary_class
         import transformers
+        from transformers.models.auto.configuration_auto import CONFIG_MAPPING_NAMES
+
+        from symrope.audit._hf import _rotary_class
     except Exception:  # noqa: BLE001 - without transformers the keys decide
+        transformers = None
+    if transformers is not None and model_type is not None and model_type not in CONFIG_MAPPING_NAMES:
+        raise UsageError(f"transformers does not know model_type {model_type[:80]!r} ({source})")
+    if any(key in document for key in _ROPE_KEYS) or model_type is None:
+        return   # no model type: default RoPE (theta 10000), as transformers' Llama reads it
+    if transformers is None:
+        absolute = document.get("position_embedding_type", "absolute") == "absolute" and (
+            "type_vocab_size" in document or "n_positions" in document or "n_ctx" in document)
         if absolute:
             raise UsageError(f"not a RoPE config: {source} (model_type {model_type!r}) has absolute "
-                             "position embeddings and no rope parameters") from None
+                             "position embeddings and no rope parameters")
         return
     try:
         _rotary_class(transformers, model_type)
@@ -226,8 +227,8 @@ def main(argv: list[str]) -> int:
     if not (args.tolerance > 0 and np.isfinite(args.tolerance)):
         raise UsageError(f"--tolerance must be a positive number, got {args.tolerance!r}")
     positions = parse_positions(args.positions) if args.positions is not None else None
-    if args.plot and not Path(args.plot).resolve().parent.is_dir():
-        raise UsageError(f"--plot {args.plot!r}: folder {str(Path(args.plot).parent)!r} does not exist")
+    if args.plot:
+        output_file(args.plot, "--plot")
     if args.model_type is not None and (args.impl != _HF_CLASS or args.config or args.head_dim
                                         or args.theta is not None):
         raise UsageError(f"--model-type goes with --impl {_HF_CLASS} (and --rope-scaling), "

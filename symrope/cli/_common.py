@@ -10,11 +10,14 @@ import argparse
 import json
 import math
 import sys
+from pathlib import Path
 from typing import Any
 
+from symrope._parse import real_option
 from symrope.errors import UsageError
 
-__all__ = ["ArgumentParser", "add_budget", "check_budget", "dump_json"]
+__all__ = ["ArgumentParser", "add_budget", "check_budget", "dump_json", "output_directory",
+           "output_file"]
 
 
 class ArgumentParser(argparse.ArgumentParser):
@@ -26,13 +29,36 @@ class ArgumentParser(argparse.ArgumentParser):
 
 def add_budget(parser: argparse.ArgumentParser, help_text: str) -> None:
     """``--budget SECONDS`` (default 60); :func:`check_budget` rejects a value <= 0 after parsing."""
-    parser.add_argument("--budget", type=float, default=60.0, help=help_text)
+    parser.add_argument("--budget", type=real_option("--budget"), default=60.0, help=help_text)
 
 
 def check_budget(budget: float) -> None:
     """A budget of no time is bad input (exit 2), not an undecided verdict."""
     if budget <= 0:
         raise UsageError(f"--budget must be positive, got {budget}")
+
+
+def output_directory(path: str, flag: str = "--out") -> Path:
+    """The folder ``path`` for a command's output files, created if need be; a path that cannot
+    be a folder (a file, or under one; no permission) is one line, exit 2."""
+    folder = Path(path)
+    if folder.exists() and not folder.is_dir():
+        raise UsageError(f"{flag} {path} exists and is not a directory")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise UsageError(f"{flag} {path}: cannot create the folder ({error.strerror})") from None
+    return folder
+
+
+def output_file(path: str, flag: str) -> None:
+    """Check, before any work, that ``path`` can be written: its folder exists and it is not a
+    folder itself (a long run must not end in a failed write)."""
+    target = Path(path)
+    if target.is_dir():
+        raise UsageError(f"{flag} {path!r} is a folder, not a file")
+    if not target.resolve().parent.is_dir():
+        raise UsageError(f"{flag} {path!r}: folder {str(target.parent)!r} does not exist")
 
 
 def dump_json(document: Any) -> None:

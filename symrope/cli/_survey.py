@@ -15,7 +15,8 @@ from symrope.audit._models import MODELS
 from symrope.audit._results import DEFAULT_TOLERANCE
 from symrope.audit._survey import (_EXPLAINING_MODELS, DENSE, PER_BAND, SURVEYED, TAIL, _plot,
                                    sample_positions, survey, table)
-from symrope.cli._common import ArgumentParser, dump_json
+from symrope._parse import integer_option, real_option
+from symrope.cli._common import ArgumentParser, dump_json, output_file
 from symrope.errors import UsageError
 from symrope.schedules import RopeConfig
 
@@ -30,19 +31,25 @@ def _parser() -> ArgumentParser:
                     "and 1M positions, the logit error, the dominant cause and the fix. Positions "
                     f"are sampled: all below {DENSE}, then per band its last {TAIL} and {PER_BAND} "
                     "seeded random ones.")
-    parser.add_argument("--max-position", type=int, default=2**20 - 1, metavar="N",
+    parser.add_argument("--max-position", type=integer_option("--max-position", 0), default=2**20 - 1,
+                        metavar="N",
                         help="last position surveyed (default 1048575)")
-    parser.add_argument("--head-dim", type=int, default=128, metavar="N", help="head dimension (128)")
-    parser.add_argument("--theta", type=float, default=500000.0, metavar="T",
+    parser.add_argument("--head-dim", type=integer_option("--head-dim", 1), default=128, metavar="N",
+                        help="head dimension (128)")
+    parser.add_argument("--theta", type=real_option("--theta", positive=True), default=500000.0,
+                        metavar="T",
                         help="rope_theta (default 500000; plain RoPE, which every library expresses)")
     parser.add_argument("--impls", metavar="A,B", help=f"comma-separated (default: {', '.join(SURVEYED)})")
     parser.add_argument("--with-models", action="store_true",
                         help=f"add the built-in explanatory models ({', '.join(_EXPLAINING_MODELS)})")
-    parser.add_argument("--tolerance", type=float, default=DEFAULT_TOLERANCE, metavar="T",
+    parser.add_argument("--tolerance", type=real_option("--tolerance", positive=True),
+                        default=DEFAULT_TOLERANCE, metavar="T",
                         help="absolute cos/sin error allowed inside the safe context (default 2^-8)")
-    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, metavar="N",
+    parser.add_argument("--workers", type=integer_option("--workers", 1), default=os.cpu_count() or 1,
+                        metavar="N",
                         help="processes (default: every core)")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=integer_option("--seed", 0), default=0,
+                        help="seed of the sampled positions (default 0)")
     parser.add_argument("--json", action="store_true", help="print one JSON document instead of the table")
     parser.add_argument("--plot", metavar="FILE", help="write one PNG: max |err| against position, every row")
     return parser
@@ -58,6 +65,8 @@ def main(argv: list[str]) -> int:
         raise UsageError(f"--tolerance must be a positive number, got {args.tolerance!r}")
     if args.workers < 1:
         raise UsageError(f"--workers must be at least 1, got {args.workers}")
+    if args.plot:
+        output_file(args.plot, "--plot")
     names = [n.strip() for n in args.impls.split(",")] if args.impls else list(SURVEYED)
     if args.with_models:
         names += [n for n in _EXPLAINING_MODELS if n not in names]

@@ -14,6 +14,7 @@ import re
 import sympy as sp
 
 from symrope.checker import CheckReport
+from symrope.errors import UsageError
 from symrope.latex._document import PREAMBLE, _colophon
 from symrope.latex._escape import escape_name, escape_text, pdf_string
 from symrope.latex._printer import math_latex
@@ -43,12 +44,22 @@ _ITEMS_SHOWN = 8         # classification items printed per kind
 
 
 def _parse(text):
-    """An exact SymPy value from the report's string form, or None when it is not one."""
+    """The exact SymPy value a report entry carries, or None when it carries none.
+
+    The checker's strings carry their value (``.exact``); a plain string (a report read back
+    from JSON) is read by the one parser as a number, else shown as text: report text is never
+    evaluated (``sympify`` of a string runs Python).
+    """
+    exact = getattr(text, "exact", None)
+    if exact is not None:
+        return exact
     if not isinstance(text, str):
         return sp.sympify(text) if isinstance(text, (int, float)) else None
+    from symrope._parse import parse_number
+
     try:
-        return sp.sympify(text, rational=True)
-    except (sp.SympifyError, SyntaxError, TypeError, ValueError, AttributeError):
+        return sp.sympify(parse_number(text), strict=True)
+    except UsageError:
         return None
 
 

@@ -93,11 +93,8 @@ class RopeConfig:
         ``partial_rotary_factor`` may sit at the top level or inside the rope dict; a top-level
         ``original_max_position_embeddings`` (Phi-3 style) takes priority, as in transformers.
         """
-        if not isinstance(config, dict):
-            raise UsageError(f"an HF config must be a JSON object, got {type(config).__name__}")
+        validate_hf_config(config)
         rope = config.get("rope_parameters") or config.get("rope_scaling") or {}
-        if not isinstance(rope, dict):
-            raise UsageError(f"rope_scaling must be a JSON object or null, got {rope!r}")
         if any(isinstance(v, dict) for v in rope.values()):
             raise UsageError("per-layer-type rope_parameters (a nested dict) are not supported; "
                              "pass one layer type's dict")
@@ -207,6 +204,134 @@ def llama31_8b() -> RopeConfig:
 
 
 # --- validation --------------------------------------------------------------------------------
+#
+# One validation of what symrope reads from an HF config, for every command that reads one
+# (audit, check --impl, lift, diff): each field's type and range, one line naming the field.
+# Values are checked as they are (JSON numbers, lists, strings); a string is never parsed into
+# a number here, let alone evaluated.
+
+#: The top-level fields of an HF config that symrope reads (each checked by validate_hf_config).
+CONFIG_FIELDS = ("head_dim", "hidden_size", "num_attention_heads", "rope_theta",
+                 "partial_rotary_factor", "max_position_embeddings",
+                 "original_max_position_embeddings", "rope_scaling", "rope_parameters")
+
+#: The fields of a ``rope_scaling`` / ``rope_parameters`` dict that symrope reads.
+ROPE_FIELDS = ("rope_type", "type", "rope_theta", "partial_rotary_factor", "factor",
+               "low_freq_factor", "high_freq_factor", "original_max_position_embeddings",
+               "attention_factor", "beta_fast", "beta_slow", "mscale", "mscale_all_dim",
+               "truncate", "short_factor", "long_factor")
+
+_INTEGER_FIELDS = ("head_dim", "hidden_size", "num_attention_heads", "max_position_embeddings",
+                   "original_max_position_embeddings")
+_POSITIVE_FIELDS = ("rope_theta", "factor", "low_freq_factor", "high_freq_factor",
+                    "attention_factor", "beta_fast", "beta_slow")
+_REAL_FIELDS = ("mscale", "mscale_all_dim")     # used by their truth value: 0 switches them off
+_FACTOR_LISTS = ("short_factor", "long_factor")
+
+
+def validate_hf_config(config: Any) -> None:
+    """Check every field of an HF config that symrope reads: one :class:`UsageError` line for
+    the first bad one, naming it. Absent (or ``null``) fields are fine: defaults apply.
+
+    The same check, and so the same message, for ``symrope audit --config``, ``symrope check
+    --impl hf-transformers --config`` (and the lift and diff that read a config) and
+    :meth:`RopeConfig.from_hf`; run it before handing a config to transformers, whose own code
+    fails later, with a traceback, on a string where a number belongs. Nested per-layer-type
+    ``rope_parameters`` (Gemma 3) are checked layer type by layer type.
+
+    Examples
+    ========
+
+    >>> from symrope.schedules import validate_hf_config
+    >>> validate_hf_config({"head_dim": 128, "rope_theta": 500000.0})
+    >>> validate_hf_config({"rope_theta": "1e4"})
+    Traceback (most recent call last):
+    ...
+    symrope.errors.UsageError: rope_theta must be a number, got '1e4'
+    >>> validate_hf_config({"rope_scaling": {"rope_type": "linear", "factor": [2]}})
+    Traceback (most recent call last):
+    ...
+    symrope.errors.UsageError: rope_scaling: factor must be a number, got [2]
+    """
+    if not isinstance(config, dict):
+        raise UsageError(f"an HF config must be a JSON object, got {type(config).__name__}")
+    _validate_fields(config, "")
+    for key in ("rope_scaling", "rope_parameters"):
+        rope = config.get(key)
+        if rope is None:
+            continue
+        if not isinstance(rope, dict):
+            raise UsageError(f"{key} must be a JSON object or null, got {_shown(rope)}")
+        layers = {k: v for k, v in rope.items() if isinstance(v, dict) or v is None}
+        if layers and len(layers) == len(rope):        # per layer type: {"full_attention": {...}}
+            for layer, parameters in layers.items():
+                if parameters is not None:
+                    validate_rope_parameters(parameters, f"{key}[{layer!r}]")
+        else:
+            validate_rope_parameters(rope, key)
+
+
+def validate_rope_parameters(rope: Any, where: str = "rope_scaling") -> None:
+    """Check one ``rope_scaling`` / ``rope_parameters`` dict (see :func:`validate_hf_config`).
+
+    Examples
+    ========
+
+    >>> from symrope.schedules import validate_rope_parameters
+    >>> validate_rope_parameters({"rope_type": "yarn", "factor": 4, "truncate": "no"})
+    Traceback (most recent call last):
+    ...
+    symrope.errors.UsageError: rope_scaling: truncate must be true or false, got 'no'
+    """
+    if not isinstance(rope, dict):
+        raise UsageError(f"{where} must be a JSON object or null, got {_shown(rope)}")
+    for key in ("rope_type", "type"):
+        if key in rope and rope[key] is not None:
+            name = rope[key]
+            if not isinstance(name, str) or _ROPE_TYPE_ALIASES.get(name, name) not in ROPE_TYPES:
+                raise UsageError(f"{where}: unknown rope type {_shown(name)} (one of: "
+                                 f"{', '.join(ROPE_TYPES)})")
+    _validate_fields(rope, f"{where}: ")
+    if rope.get("truncate") is not None and not isinstance(rope["truncate"], bool):
+        raise UsageError(f"{where}: truncate must be true or false, got {_shown(rope['truncate'])}")
+    for key in _FACTOR_LISTS:
+        factors = rope.get(key)
+        if factors is None:
+            continue
+        if not isinstance(factors, (list, tuple)):
+            raise UsageError(f"{where}: {key} must be a list of numbers, got {_shown(factors)}")
+        for value in factors:
+            _check_positive(f"{where}: {key}", value)
+
+
+def _validate_fields(document: dict, prefix: str) -> None:
+    for key in _INTEGER_FIELDS:
+        value = document.get(key)
+        if value is not None and not _is_positive_int(value):
+            raise UsageError(f"{prefix}{key} must be a positive integer, got {_shown(value)}")
+    for key in _POSITIVE_FIELDS:
+        if document.get(key) is not None:
+            _check_positive(f"{prefix}{key}", document[key])
+    for key in _REAL_FIELDS:
+        value = document.get(key)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, numbers.Real)
+                                  or not math.isfinite(value)):
+            raise UsageError(f"{prefix}{key} must be a finite number, got {_shown(value)}")
+    partial = document.get("partial_rotary_factor")
+    if partial is not None:
+        _check_fraction(f"{prefix}partial_rotary_factor", partial)
+
+
+def _check_fraction(name: str, value: Any) -> None:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 < value <= 1:
+        raise UsageError(f"{name} must be a number in (0, 1], got {_shown(value)}")
+
+
+def _shown(value: Any) -> str:
+    """A value for a one-line message: its repr, cut short."""
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
 
 def _head_dim_of(config: dict) -> int:
     head_dim = config.get("head_dim")
@@ -224,9 +349,7 @@ def _head_dim_of(config: dict) -> int:
 def _rotary_dim(head_dim: Any, partial_rotary_factor: Any) -> int:
     if not _is_positive_int(head_dim):
         raise UsageError(f"head_dim must be a positive even integer, got {head_dim!r}")
-    if (not isinstance(partial_rotary_factor, numbers.Real) or isinstance(partial_rotary_factor, bool)
-            or not 0 < partial_rotary_factor <= 1):
-        raise UsageError(f"partial_rotary_factor must be a number in (0, 1], got {partial_rotary_factor!r}")
+    _check_fraction("partial_rotary_factor", partial_rotary_factor)
     return int(head_dim * partial_rotary_factor)
 
 
@@ -287,9 +410,9 @@ def _check_positive(name: str, value: Any) -> None:
             raise UsageError(f"{name} must be > 0, got {value}")
         return
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise UsageError(f"{name} must be a number, got {value!r}")
+        raise UsageError(f"{name} must be a number, got {_shown(value)}")
     if not math.isfinite(value) or value <= 0:
-        raise UsageError(f"{name} must be a finite number > 0, got {value!r}")
+        raise UsageError(f"{name} must be a finite number > 0, got {_shown(value)}")
 
 
 def _both_numbers(a: Any, b: Any) -> bool:
