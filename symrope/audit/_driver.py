@@ -7,6 +7,7 @@ the band's maxima; the phase fit is accumulated as moments so one pass suffices.
 
 from __future__ import annotations
 
+import math
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -71,8 +72,10 @@ def audit(target: "str | ImplModel | Implementation | Any", config: RopeConfig,
 
 def _fine_edges(max_position: int) -> np.ndarray:
     """Plot bins: [0, 16) then 8 log-spaced bins per octave up to the last position."""
-    octaves = max(np.log2(max_position + 1) - 4, 0)
-    edges = np.unique(np.round(16 * 2 ** np.linspace(0, octaves, int(octaves * _FINE_BINS_PER_OCTAVE) + 1)))
+    octaves = max(math.log2(max_position + 1) - 4, 0)
+    # Python's pow per edge (numpy's vectorised one differs by an ulp across SIMD paths)
+    steps = np.linspace(0, octaves, int(octaves * _FINE_BINS_PER_OCTAVE) + 1)
+    edges = np.unique(np.round([16 * 2.0 ** float(step) for step in steps]))
     return np.concatenate([[0], edges[edges <= max_position]]).astype(np.int64)
 
 
@@ -420,17 +423,21 @@ class _Run:
         total_pp, total_pd = self.s_pp.sum(axis=0), self.s_pd.sum(axis=0)
         correction = total_pd / np.where(total_pp > 0, total_pp, np.inf)
         slope = self.provisional_slope + correction
-        relative = slope / omegas
+        rotating = omegas > 0    # proportional RoPE's frequency-0 pairs have no relative error
+        with np.errstate(divide="ignore", invalid="ignore"):
+            relative = np.where(rotating, slope / np.where(rotating, omegas, 1.0), np.nan)
         residual = self.s_dd - 2 * correction * self.s_pd + correction**2 * self.s_pp
         count = np.maximum(self.n_valid, 1)
         noise = np.sqrt(np.minimum(np.maximum(residual, 0) / count, self.s_ww / count))
         # Standard error of a least-squares slope through the origin; a pair's frequency error
         # counts as measured only when it stands four standard errors above the phase noise.
         spread = np.maximum(residual.sum(axis=0), 0) / np.maximum(self.n_valid.sum(axis=0) - 1, 1)
-        stderr = np.sqrt(spread / np.where(total_pp > 0, total_pp, np.inf)) / omegas
+        stderr = np.where(rotating, np.sqrt(spread / np.where(total_pp > 0, total_pp, np.inf))
+                          / np.where(rotating, omegas, 1.0), np.nan)
         # A pair whose phase is lost (residual noise of radians in some band: the unwrapping
         # then random-walks) has no meaningful frequency; neither does one buried in noise.
-        resolved = (np.abs(relative) > 4 * stderr) & (noise.max(axis=0) < _PHASE_LOST)
+        with np.errstate(invalid="ignore"):
+            resolved = rotating & (np.abs(relative) > 4 * stderr) & (noise.max(axis=0) < _PHASE_LOST)
         resolved_slope = np.where(resolved, np.abs(slope), 0.0)
         amplitude = self.schedule.amplitude
         summaries = []

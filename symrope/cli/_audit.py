@@ -30,13 +30,17 @@ def _parser() -> ArgumentParser:
         description="Audit a float RoPE implementation against a certified high-precision "
                     "reference: error per position band, phase decomposition, invariance of "
                     "attention scores, safe context length, and the suggested fix. With no "
-                    "arguments: the HF-style model of Llama 3.1 8B's RoPE in bf16 up to 1M positions.",
+                    "arguments: transformers' real LlamaRotaryEmbedding with Llama 3.1 8B's RoPE in "
+                    "bf16 up to 1M positions (the built-in model of it where transformers is not "
+                    "installed).",
         epilog="columns of the band table: " + "; ".join(
             f"{name}: {meaning}" for name, meaning in COLUMN_MEANINGS))
-    parser.add_argument("--impl", default="hf", metavar="NAME|module:function",
-                        help=f"a built-in model ({', '.join(MODELS)}: explanations of why), a real "
-                             f"library run through its own code ({', '.join((_HF_CLASS, *REAL_IMPLS))}; "
-                             f"pip install '{EXTRA}'), or your own module:function / file.py:function")
+    parser.add_argument("--impl", default=None, metavar="NAME|module:function",
+                        help=f"a real library run through its own code ({', '.join((_HF_CLASS, *REAL_IMPLS))}; "
+                             f"pip install '{EXTRA}'), a built-in model ({', '.join(MODELS)}: "
+                             f"explanations of why), or your own module:function / file.py:function "
+                             f"(default: {_HF_CLASS}, the real class, when transformers is installed; "
+                             f"else its model hf)")
     parser.add_argument("--model-type", metavar="NAME",
                         help=f"with --impl {_HF_CLASS}: that transformers model type's default config, "
                              "built offline from transformers' own config class (--rope-scaling "
@@ -153,8 +157,15 @@ def check_rope_config(document: dict, source: str) -> None:
                          "embedding in transformers") from None
 
 
-def build_config(args) -> tuple[RopeConfig, dict | None]:
-    """The schedule from --config, from --head-dim/--theta/--rope-scaling, or Llama 3.1 8B's."""
+def build_config(args) -> tuple[RopeConfig | None, dict | None]:
+    """The schedule from --config, from --head-dim/--theta/--rope-scaling, or Llama 3.1 8B's
+    (None with --model-type: the model type's own config, as transformers builds it)."""
+    if args.model_type is not None:
+        if args.config or args.head_dim is not None or args.theta is not None:
+            raise UsageError(f"--model-type goes with --impl {_HF_CLASS} (and --rope-scaling), "
+                             f"not with --config/--head-dim/--theta")
+        rope_scaling_argument(args)      # its JSON is checked now; transformers' class reads it
+        return None, None
     flags = args.head_dim is not None or args.theta is not None or args.rope_scaling is not None
     if args.config is not None:
         if flags:
@@ -189,6 +200,42 @@ def rope_scaling_argument(args) -> dict | None:
     return scaling
 
 
+def implementation_names() -> tuple[str, ...]:
+    """Every ``--impl`` name: the real libraries first, then the built-in models."""
+    return (_HF_CLASS, *REAL_IMPLS, *MODELS)
+
+
+def default_impl() -> tuple[str, str | None]:
+    """The default ``--impl``: the real transformers class where it imports, else its model
+    ``hf``, with the note that says so (the report prints it in its header)."""
+    from symrope.audit._real import import_library
+
+    try:
+        import_library("torch", _HF_CLASS)
+        import_library("transformers", _HF_CLASS)
+    except UsageError:
+        return "hf", (f"torch and transformers do not both import here, so this is the built-in "
+                      f"model hf of transformers' rotary class, not the class itself (pip install "
+                      f"'{EXTRA}' to audit the real one)")
+    return _HF_CLASS, None
+
+
+def fallback_schedule(name: str, config: RopeConfig) -> tuple[RopeConfig, str | None]:
+    """``config``, or, where the real library ``name`` cannot express it, plain RoPE of the same
+    head dimension and base, with the note that says so."""
+    from symrope.audit._real import cannot_express
+
+    reason = cannot_express(name, config)
+    if reason is None:
+        return config, None
+    plain = RopeConfig.from_options(head_dim=config.head_dim, theta=config.theta)
+    reason_plain = cannot_express(name, plain)
+    if reason_plain is not None:
+        raise UsageError(reason)
+    return plain, (f"{reason}: audited with plain RoPE of the same head_dim and theta instead "
+                   f"(give --rope-scaling/--config it can express to choose)")
+
+
 def resolve_impl(name: str, hf_config: dict | None, config: RopeConfig | None = None, args=None,
                  fixed: bool = False):
     """A built-in model, a real library (torch & co. imported only then), or ``module:function``."""
@@ -208,8 +255,11 @@ def resolve_impl(name: str, hf_config: dict | None, config: RopeConfig | None = 
         from symrope.audit._real import real_impl
 
         return real_impl(name, config)
-    if name in MODELS or ":" not in name:
+    if name in MODELS:
         return get_model(name)
+    if ":" not in name:
+        raise UsageError(f"unknown implementation {name!r} (one of: {', '.join(implementation_names())}; "
+                         f"or your own module:function / file.py:function)")
     from symrope.audit._user import load_user_impl
 
     return load_user_impl(name)
@@ -219,6 +269,16 @@ def main(argv: list[str]) -> int:
     """Run ``symrope audit``; returns the exit code (bad input raises UsageError: exit 2)."""
     args = _parser().parse_args(argv)
     config, hf_config = build_config(args)
+    notes = []
+    hf_knobs = args.model_type is not None or args.fix or args.cast_module or args.autocast or args.tf32
+    if args.impl is None:
+        args.impl, note = (_HF_CLASS, None) if hf_knobs else default_impl()
+        notes += [note] if note else []
+    schedule_flags = (args.config is not None or args.head_dim is not None or args.theta is not None
+                      or args.rope_scaling is not None)
+    if args.impl in REAL_IMPLS and not schedule_flags:
+        config, note = fallback_schedule(args.impl, config)
+        notes += [note] if note else []
     if args.positions is not None and args.max_position is not None:
         raise UsageError("use either --positions or --max-position, not both")
     if args.max_position is not None and args.max_position > _LARGEST_CONTIGUOUS:
@@ -229,15 +289,16 @@ def main(argv: list[str]) -> int:
     positions = parse_positions(args.positions) if args.positions is not None else None
     if args.plot:
         output_file(args.plot, "--plot")
-    if args.model_type is not None and (args.impl != _HF_CLASS or args.config or args.head_dim
-                                        or args.theta is not None):
+    if args.model_type is not None and args.impl != _HF_CLASS:
         raise UsageError(f"--model-type goes with --impl {_HF_CLASS} (and --rope-scaling), "
-                         f"not with --config/--head-dim/--theta")
+                         f"not with --impl {args.impl}")
     if args.fix and args.impl != _HF_CLASS:
         raise UsageError(f"--fix patches the real transformers class: use it with --impl {_HF_CLASS}")
     primary = resolve_impl(args.impl, hf_config, config, args, fixed=args.fix)
-    if args.model_type is not None:
-        config = primary.rope_config    # the model type's own schedule is the audited one
+    if args.impl == _HF_CLASS:
+        # the schedule the class builds is the audited one (read off its inv_freq buffer)
+        config = primary.rope_config
+        notes += list(getattr(primary, "notes", []))
     top_position = int(positions.max()) if positions is not None else (
         _DEFAULT_MAX_POSITION if args.max_position is None else args.max_position)
     # each implementation once: the primary is not compared with itself, nor a name twice
@@ -278,7 +339,7 @@ def main(argv: list[str]) -> int:
                             f"rounding dominates)")
     report = AuditReport(primary=result, certificate=certificate, seed=args.seed,
                          config=hf_config if hf_config is not None else config.hf_dict(),
-                         compared=compared, fix=fix, fix_note=fix_note)
+                         compared=compared, fix=fix, fix_note=fix_note, notes=notes)
     if args.plot:
         from symrope.audit._plot import plot_audits
 

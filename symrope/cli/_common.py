@@ -62,18 +62,67 @@ def output_file(path: str, flag: str) -> None:
 
 
 def dump_json(document: Any) -> None:
-    """Print one JSON document on stdout (non-finite floats become strings, never NaN tokens)."""
+    """Print one JSON document on stdout, strict JSON (no ``NaN``/``Infinity`` tokens).
+
+    A non-finite float is written as ``null`` and named in a companion key beside it:
+    ``"max_abs_error": null, "max_abs_error_nonfinite": "inf"`` for a value, and for a list
+    ``"per_pair": [1e-07, null], "per_pair_nonfinite": {"1": "nan"}`` (the index -- ``"2.0"``
+    in a list of lists -- and which of ``"inf"``, ``"-inf"``, ``"nan"``). A ``null`` without a
+    companion is a value that was not measured.
+    """
     json.dump(_jsonable(document), sys.stdout, indent=2, allow_nan=False)
     sys.stdout.write("\n")
 
 
-def _jsonable(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_jsonable(v) for v in value]
-    if isinstance(value, float) and not math.isfinite(value):
-        return str(value)
-    if hasattr(value, "item") and callable(value.item):  # numpy scalars
-        return _jsonable(value.item())
+def _nonfinite_name(value: float) -> str:
+    return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
+
+
+def _scalar(value: Any) -> Any:
+    if hasattr(value, "item") and callable(value.item) and not isinstance(value, (list, tuple, dict)):
+        try:
+            return value.item()        # numpy scalars
+        except (TypeError, ValueError):
+            return value
     return value
+
+
+def _jsonable(value: Any) -> Any:
+    """``value`` with non-finite floats as None and their companions added to every dict."""
+    value = _scalar(value)
+    if isinstance(value, dict):
+        out = {}
+        for key, item in value.items():
+            key = str(key)
+            item = _scalar(item)
+            if isinstance(item, float) and not math.isfinite(item):
+                out[key], out[f"{key}_nonfinite"] = None, _nonfinite_name(item)
+                continue
+            if isinstance(item, (list, tuple)):
+                found: dict[str, str] = {}
+                out[key] = _list(item, "", found)
+                if found:
+                    out[f"{key}_nonfinite"] = found
+                continue
+            out[key] = _jsonable(item)
+        return out
+    if isinstance(value, (list, tuple)):
+        return _list(value, "", {})
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def _list(values, prefix: str, found: dict) -> list:
+    out = []
+    for index, item in enumerate(values):
+        item = _scalar(item)
+        where = f"{prefix}{index}"
+        if isinstance(item, float) and not math.isfinite(item):
+            found[where] = _nonfinite_name(item)
+            out.append(None)
+        elif isinstance(item, (list, tuple)):
+            out.append(_list(item, f"{where}.", found))
+        else:
+            out.append(_jsonable(item))
+    return out

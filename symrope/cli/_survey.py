@@ -82,7 +82,7 @@ def main(argv: list[str]) -> int:
     if args.plot:
         _plot(rows, args.plot, args.tolerance, config)
     if args.json:
-        dump_json({"schema": "symrope.survey/1", "config": config.describe(),
+        dump_json({"schema": "symrope.survey/2", "config": config.describe(),
                    "tolerance": args.tolerance, "max_position": args.max_position,
                    "sampled_positions": int(positions.size),
                    "sampling": {"dense_below": DENSE, "per_band_random": PER_BAND, "per_band_tail": TAIL},
@@ -93,6 +93,10 @@ def main(argv: list[str]) -> int:
           f"band the last {TAIL} and {PER_BAND} random: a failing fraction f of a band is missed "
           f"with probability <= exp(-{PER_BAND} f)); {seconds:.0f} s on {args.workers} processes")
     print("\n".join(table(rows, args.tolerance)))
+    warned = list(dict.fromkeys(line for row in rows for line in row.get("library_warnings", [])))
+    if warned:   # collected from the workers (kept out of the progress bars), printed once
+        print("warnings while the rows ran (collected from the workers, printed once):")
+        print("\n".join(f"  {line}" for line in warned))
     reasons = {row["impl"]: row["skipped"] for row in rows if "skipped" in row}
     for impl, reason in reasons.items():  # the table cuts reasons short (a missing library's
         # names the pip extra to install); most reasons already start with the impl's name

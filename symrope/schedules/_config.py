@@ -12,7 +12,7 @@ from typing import Any
 
 from symrope.errors import UsageError
 
-ROPE_TYPES = ("default", "linear", "dynamic", "yarn", "llama3", "longrope")
+ROPE_TYPES = ("default", "linear", "dynamic", "yarn", "llama3", "longrope", "proportional")
 
 # Older configs spell some types differently; transformers reads them as these.
 _ROPE_TYPE_ALIASES = {"su": "longrope"}
@@ -28,6 +28,7 @@ _REQUIRED_PARAMS = {
     "yarn": (),
     "llama3": ("factor", "low_freq_factor", "high_freq_factor", "original_max_position_embeddings"),
     "longrope": ("short_factor", "long_factor", "original_max_position_embeddings"),
+    "proportional": (),
 }
 
 _DEFAULT_THETA = 10000.0  # transformers' RotaryEmbeddingConfigMixin.default_theta
@@ -46,12 +47,16 @@ class RopeConfig:
     head_dim : int
         The full per-head dimension ``d``.
     rotary_dim : int
-        How many of those channels rotate (``int(head_dim * partial_rotary_factor)``, even);
-        the schedule has ``rotary_dim // 2`` frequencies.
+        How many of those channels rotate (``int(head_dim * partial_rotary_factor)``, as
+        transformers computes it; odd when that product is); the schedule has
+        :attr:`pairs` frequencies, one per ``arange(0, rotary_dim, 2)`` entry. ``proportional``
+        (Gemma 4) spans the whole head: ``rotary_dim`` is ``head_dim`` and its
+        ``partial_rotary_factor`` stays in ``params`` (the pairs beyond it have frequency 0).
     theta : float or sympy.Symbol
         The base ``rope_theta``.
     rope_type : str
-        One of ``default``, ``linear``, ``dynamic``, ``yarn``, ``llama3``, ``longrope``.
+        One of ``default``, ``linear``, ``dynamic``, ``yarn``, ``llama3``, ``longrope``,
+        ``proportional``.
     params : dict
         The scaling parameters (``factor``, ``low_freq_factor``, ``beta_fast``, ...), with
         ``original_max_position_embeddings`` filled in where the formula needs it.
@@ -68,10 +73,12 @@ class RopeConfig:
     (128, 128, 'default')
     >>> RopeConfig.from_options(head_dim=64, theta=10000, partial_rotary_factor=0.5).rotary_dim
     32
+    >>> RopeConfig.from_options(head_dim=100, partial_rotary_factor=0.33).pairs   # as transformers
+    17
     >>> RopeConfig.from_options(head_dim=63)
     Traceback (most recent call last):
     ...
-    symrope.errors.UsageError: head_dim must be a positive even integer, got 63
+    symrope.errors.UsageError: RoPE needs an even rotary dimension: head_dim 63 rotates whole (transformers refuses an odd head_dim above 4 too)
     """
 
     head_dim: int
@@ -105,6 +112,10 @@ class RopeConfig:
         params = {k: v for k, v in rope.items() if k not in _NOT_PARAMS}
         max_positions = config.get("max_position_embeddings")
         canonical = _ROPE_TYPE_ALIASES.get(rope_type, rope_type)
+        if canonical == "proportional":   # the encoding spans the head; the factor is a parameter
+            _check_fraction("partial_rotary_factor", partial, zero=True)
+            params["partial_rotary_factor"] = partial
+            partial = 1.0
         if canonical in _NEEDS_ORIGINAL_CONTEXT:
             if config.get("original_max_position_embeddings") is not None:
                 params["original_max_position_embeddings"] = config["original_max_position_embeddings"]
@@ -168,15 +179,18 @@ class RopeConfig:
 
     @property
     def pairs(self) -> int:
-        """The number of rotating pairs, ``rotary_dim // 2``."""
-        return self.rotary_dim // 2
+        """The number of frequencies: ``len(arange(0, rotary_dim, 2))`` (17 for rotary_dim 33,
+        as transformers builds it), ``head_dim // 2`` for ``proportional``."""
+        if self.rope_type == "proportional":
+            return self.head_dim // 2
+        return (self.rotary_dim + 1) // 2
 
     def hf_dict(self) -> dict:
         """An HF config dict that transformers reads back as this schedule (numbers only)."""
         rope_parameters = {"rope_type": self.rope_type, "rope_theta": self.theta, **self.params}
         document: dict[str, Any] = {"head_dim": self.head_dim, "rope_parameters": rope_parameters}
         if self.rotary_dim != self.head_dim:
-            rope_parameters["partial_rotary_factor"] = self.rotary_dim / self.head_dim
+            rope_parameters["partial_rotary_factor"] = _factor_for(self.rotary_dim, self.head_dim)
         if self.max_position_embeddings is not None:
             document["max_position_embeddings"] = self.max_position_embeddings
         return document
@@ -319,12 +333,15 @@ def _validate_fields(document: dict, prefix: str) -> None:
             raise UsageError(f"{prefix}{key} must be a finite number, got {_shown(value)}")
     partial = document.get("partial_rotary_factor")
     if partial is not None:
-        _check_fraction(f"{prefix}partial_rotary_factor", partial)
+        _check_fraction(f"{prefix}partial_rotary_factor", partial, zero=True)   # 0: proportional only
 
 
-def _check_fraction(name: str, value: Any) -> None:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 < value <= 1:
-        raise UsageError(f"{name} must be a number in (0, 1], got {_shown(value)}")
+def _check_fraction(name: str, value: Any, zero: bool = False) -> None:
+    """A number in (0, 1] (with ``zero``, [0, 1]: proportional RoPE may rotate no pair)."""
+    if (isinstance(value, bool) or not isinstance(value, numbers.Real)
+            or not (0 <= value <= 1 if zero else 0 < value <= 1)):
+        raise UsageError(f"{name} must be a number in {'[0, 1]' if zero else '(0, 1]'}, got "
+                         f"{_shown(value)}")
 
 
 def _shown(value: Any) -> str:
@@ -348,18 +365,31 @@ def _head_dim_of(config: dict) -> int:
 
 def _rotary_dim(head_dim: Any, partial_rotary_factor: Any) -> int:
     if not _is_positive_int(head_dim):
-        raise UsageError(f"head_dim must be a positive even integer, got {head_dim!r}")
+        raise UsageError(f"head_dim must be a positive integer, got {_shown(head_dim)}")
     _check_fraction("partial_rotary_factor", partial_rotary_factor)
     return int(head_dim * partial_rotary_factor)
 
 
+def _factor_for(rotary_dim: int, head_dim: int) -> float:
+    """The smallest float f with ``int(head_dim * f) == rotary_dim`` near rotary_dim / head_dim
+    (0.29 * 100 is 28.999999999999996, so 29/100 would be read back as 28)."""
+    factor = rotary_dim / head_dim
+    while int(head_dim * factor) < rotary_dim:
+        factor = math.nextafter(factor, 2.0)
+    return factor
+
+
 def _validate(config: RopeConfig) -> None:
-    if not _is_positive_int(config.head_dim) or config.head_dim % 2:
-        raise UsageError(f"head_dim must be a positive even integer, got {config.head_dim!r}")
-    if (not _is_positive_int(config.rotary_dim) or config.rotary_dim % 2
-            or config.rotary_dim > config.head_dim):
-        raise UsageError(f"rotary_dim (head_dim x partial_rotary_factor) must be a positive even "
-                         f"integer <= head_dim, got {config.rotary_dim!r}")
+    if not _is_positive_int(config.head_dim):
+        raise UsageError(f"head_dim must be a positive integer, got {_shown(config.head_dim)}")
+    if not _is_positive_int(config.rotary_dim) or config.rotary_dim > config.head_dim:
+        raise UsageError(f"rotary_dim (head_dim x partial_rotary_factor) must be a positive "
+                         f"integer <= head_dim, got {_shown(config.rotary_dim)}")
+    if config.rotary_dim % 2 and config.rotary_dim == config.head_dim and config.head_dim > 4:
+        # an odd partial dimension is rounded up to whole pairs and still fits in the head; an
+        # odd head rotated whole does not (transformers' validate_rope, the same rule)
+        raise UsageError(f"RoPE needs an even rotary dimension: head_dim {config.head_dim} rotates "
+                         f"whole (transformers refuses an odd head_dim above 4 too)")
     _check_positive("rope_theta", config.theta)
     rope_type = _ROPE_TYPE_ALIASES.get(config.rope_type, config.rope_type)
     if rope_type not in ROPE_TYPES:
@@ -384,6 +414,15 @@ def _validate_params(config: RopeConfig, rope_type: str) -> None:
                 "beta_fast", "beta_slow", "original_max_position_embeddings"):
         if params.get(key) is not None:
             _check_positive(key, params[key])
+    if rope_type == "dynamic" and config.rotary_dim <= 2:
+        raise UsageError(f"rope type 'dynamic' needs rotary_dim > 2 (its base grows with the power "
+                         f"dim / (dim - 2)), got {config.rotary_dim}")
+    if rope_type == "proportional":
+        _check_fraction("partial_rotary_factor", params.get("partial_rotary_factor", 1.0), zero=True)
+    if rope_type == "yarn" and config.rotary_dim % 2:
+        raise UsageError(f"rope type 'yarn' needs an even rotary_dim, got {config.rotary_dim}: its ramp "
+                         f"has dim // 2 entries and its frequencies len(arange(0, dim, 2)) "
+                         f"(transformers' own formula fails too)")
     if rope_type in ("dynamic", "yarn") and config.max_position_embeddings is None:
         if rope_type == "dynamic" or params.get("factor") is None:
             raise UsageError(f"rope type {rope_type!r} needs max_position_embeddings in the config")
@@ -397,9 +436,10 @@ def _validate_params(config: RopeConfig, rope_type: str) -> None:
     if rope_type == "longrope":
         for key in ("short_factor", "long_factor"):
             factors = params[key]
-            if not isinstance(factors, (list, tuple)) or len(factors) != config.rotary_dim // 2:
-                raise UsageError(f"longrope's {key} must be a list of {config.rotary_dim // 2} numbers "
-                                 f"(rotary_dim / 2), got {_short_list(factors)}")
+            if not isinstance(factors, (list, tuple)) or len(factors) != config.pairs:
+                raise UsageError(f"longrope's {key} must be a list of {config.pairs} numbers "
+                                 f"(one per pair of rotary_dim {config.rotary_dim}), got "
+                                 f"{_short_list(factors)}")
             for value in factors:
                 _check_positive(key, value)
 
