@@ -179,9 +179,11 @@ class HFTransformersImpl(RealImpl):
             parts.append(f"torch.autocast({self.autocast}) is active around forward, but this "
                          f"forward multiplies elementwise in float32 (autocast narrows matmuls), "
                          f"so it changes nothing here")
+        ending = {"fp32": "returns them as they are (fp32)", "fp64": "widens them to fp64"}.get(
+            dtype, f"casts to {dtype}")
         parts.append("the real class forms the angle p*omega in float32 from a float32 omega "
                      "(error growing like p*2^-24), takes float32 cos/sin times the attention factor "
-                     f"and casts to {dtype}")
+                     f"and {ending}")
         text = "; ".join(parts)
         return (text if text.startswith("module.") else text[0].upper() + text[1:]) + "."
 

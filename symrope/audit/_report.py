@@ -218,8 +218,10 @@ def fix_lines(before: AuditResult, after: AuditResult) -> list[str]:
         if entry["before"] != entry["before"]:   # NaN: not measured
             continue
         ratio = entry["ratio"]
-        verdict = "" if not ratio else (f" ({ratio:.3g}x smaller)" if ratio > 1 else
-                                        " (unchanged)" if ratio == 1 else f" ({1 / ratio:.3g}x larger)")
+        verdict = "" if not ratio else (" (unchanged)" if ratio == 1 else
+                                        " (about the same)" if "1" in (f"{ratio:.3g}", f"{1 / ratio:.3g}")
+                                        else f" ({ratio:.3g}x smaller)" if ratio > 1
+                                        else f" ({1 / ratio:.3g}x larger)")
         lines.append(f"  {label:<21} {entry['before']:.2e} -> {entry['after']:.2e}{verdict}")
     lines.append(f"  {'safe context':<21} {before.safe_context} -> {after.safe_context}"
                  + (" (lower bound)" if after.safe_context_is_lower_bound else ""))

@@ -7,6 +7,7 @@ what sampling can miss); this module reads the options and prints the table or J
 from __future__ import annotations
 
 import os
+import sys
 import time
 
 import numpy as np
@@ -76,8 +77,9 @@ def main(argv: list[str]) -> int:
     config = RopeConfig.from_options(head_dim=args.head_dim, theta=args.theta)
     started = time.perf_counter()
     positions = sample_positions(args.max_position, args.seed)   # drawn once: its size is reported
+    # bars on a terminal only (a log or a pipe would keep every frame), never with --json
     rows = survey(names, config, args.max_position, args.tolerance, args.workers, args.seed,
-                  progress=not args.json, positions=positions)
+                  progress=not args.json and sys.stderr.isatty(), positions=positions)
     seconds = time.perf_counter() - started
     if args.plot:
         _plot(rows, args.plot, args.tolerance, config)
