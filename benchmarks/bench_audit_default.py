@@ -43,11 +43,15 @@ print(json.dumps({"seconds": time.perf_counter() - started, "cpu_seconds": time.
 _AUDIT = """
 import json, sys, time
 from symrope.audit import AuditOptions, audit
-from symrope.cli._audit import default_impl, resolve_impl
+from symrope.cli._audit import resolve_impl
 from symrope.schedules import llama31_8b
 top = int(sys.argv[1])
 config = llama31_8b()
-name, note = default_impl()
+try:
+    from symrope.cli._audit import default_impl
+    name, note = default_impl()
+except ImportError:     # a checkout from before issue 19: its default was the model hf
+    name = "hf"
 impl = resolve_impl(name, None, config)
 if name == "hf-transformers":
     config = impl.rope_config
@@ -60,13 +64,14 @@ print(json.dumps({"seconds": time.perf_counter() - started, "cpu_seconds": time.
 _COMMAND = ["-m", "symrope", "audit", "--json"]
 
 
-def _run(code: list[str], one_core: bool) -> dict:
-    """A fresh process, pinned to one CPU when asked; its last stdout line is a JSON record."""
+def _run(code: list[str], one_core: bool, checkout: str | None = None) -> dict:
+    """A fresh process (of ``checkout``'s symrope, default this one), pinned to one CPU when
+    asked; its last stdout line is a JSON record."""
     def pin():
         if one_core:
             os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
 
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    root = checkout or os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     env = dict(os.environ, PYTHONPATH=root)
     output = subprocess.run([sys.executable, *code], check=True, capture_output=True, text=True,
                             env=env, preexec_fn=pin).stdout
@@ -88,6 +93,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="2^18 positions (a smoke run)")
     parser.add_argument("--rounds", type=int, default=2, help="rounds side by side (default 2)")
+    parser.add_argument("--before", metavar="CHECKOUT",
+                        help="also time that checkout's default audit in each round")
     args = parser.parse_args()
     top = 2**18 - 1 if args.quick else 2**20 - 1
     summary = {"positions": top + 1, "pairs": 64, "load_average_before": os.getloadavg(),
@@ -100,12 +107,21 @@ def main() -> int:
                       "wall_ratio": audited["seconds"] / floor["seconds"],
                       "cpu_ratio": audited["cpu_seconds"] / floor["cpu_seconds"],
                       "load_average": os.getloadavg()[0]}
+            if args.before:
+                old = _run(["-c", _AUDIT, str(top)], one_core, args.before)
+                record.update(before=old, before_wall_ratio=old["seconds"] / floor["seconds"],
+                              before_cpu_ratio=old["cpu_seconds"] / floor["cpu_seconds"])
             summary["rounds"].append(record)
             print(f"round {round_number}, {mode:9}: numpy cos+sin {floor['seconds']:.2f} s wall "
                   f"({floor['cpu_seconds']:.2f} s cpu); default audit ({audited['impl']}) "
                   f"{audited['seconds']:.2f} s wall ({audited['cpu_seconds']:.2f} s cpu): "
                   f"{record['wall_ratio']:.2f}x wall, {record['cpu_ratio']:.2f}x cpu "
                   f"(target <= 4x); load {record['load_average']:.1f}", flush=True)
+            if args.before:
+                print(f"           before ({args.before}): default audit ({record['before']['impl']}) "
+                      f"{record['before']['seconds']:.2f} s wall ({record['before']['cpu_seconds']:.2f} s "
+                      f"cpu): {record['before_wall_ratio']:.2f}x wall, "
+                      f"{record['before_cpu_ratio']:.2f}x cpu", flush=True)
     command = _timed_command(top)
     summary["command_seconds"] = command["seconds"]
     print(f"the whole command (symrope audit --json: certificate, audit, suggested fix's "

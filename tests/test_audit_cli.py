@@ -235,3 +235,27 @@ def test_fix_that_only_repeats_the_cast_error_is_not_suggested(capsys):
     code, out, err = run(capsys, "--tolerance", "1e-6", *SMALL)
     assert code == 0, err
     assert "suggested fix" not in out and "does not lengthen the safe context nor gain a correct bit" in " ".join(out.split())
+
+
+def test_json_writes_non_finite_numbers_as_null_with_a_companion(capsys):
+    # fp16 positions overflow to inf beyond 65504: the last band's errors are infinite
+    code, out, err = run(capsys, "--impl", "neox-fp16", "--head-dim", "64", "--max-position",
+                         "70000", "--json", "--no-fix")
+    assert code == 0, err
+    assert "Infinity" not in out and "NaN" not in out
+    document = json.loads(out)        # strict JSON
+
+    def strings_outside_companions(value, key=""):
+        if isinstance(value, dict):
+            return [s for k, v in value.items() if not k.endswith("_nonfinite")
+                    for s in strings_outside_companions(v, k)]
+        if isinstance(value, list):
+            return [s for v in value for s in strings_outside_companions(v, key)]
+        return [value] if value in ("inf", "-inf", "nan") else []
+
+    assert strings_outside_companions(document) == []
+    last = document["bands"][-1]
+    assert last["max_abs_error"] is None and last["max_abs_error_nonfinite"] == "inf"
+    assert last["nonfinite"] > 0
+    first = document["bands"][0]
+    assert isinstance(first["max_abs_error"], float) and "max_abs_error_nonfinite" not in first
