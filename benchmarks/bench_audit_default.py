@@ -73,8 +73,9 @@ def _run(code: list[str], one_core: bool, checkout: str | None = None) -> dict:
 
     root = checkout or os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     env = dict(os.environ, PYTHONPATH=root)
+    # cwd: ``python -c`` puts the current folder first on sys.path, so it picks the checkout
     output = subprocess.run([sys.executable, *code], check=True, capture_output=True, text=True,
-                            env=env, preexec_fn=pin).stdout
+                            env=env, cwd=root, preexec_fn=pin).stdout
     return json.loads(output.strip().splitlines()[-1])
 
 
