@@ -99,11 +99,16 @@ def test_json_schema(capsys):
     code, out, err = run(capsys, "--json", "--compare", "meta", "llamacpp", *SMALL)
     assert code == 0, err
     document = json.loads(out)
-    assert document["schema"] == "symrope.audit/2"
+    assert document["schema"] == "symrope.audit/3"
     for key in ("impl", "dtype", "bands", "frequency_error", "safe_context", "seed", "versions",
                 "reference", "compare", "fix", "tolerance", "config", "explanation"):
         assert key in document
-    assert document["impl"] == "hf" and document["dtype"] == "bf16"     # the default audit
+    # the default audit: the real class where transformers is installed, else its model
+    import importlib.util
+
+    installed = all(importlib.util.find_spec(m) for m in ("torch", "transformers"))
+    assert document["impl"] == ("hf-transformers" if installed else "hf")
+    assert document["dtype"] == "bf16" and document["notes"] == ([] if installed else document["notes"])
     assert document["config"].startswith("llama3 RoPE, head_dim 128, theta 500000")
     bands = document["bands"]
     assert bands[0]["lo"] == 0 and bands[-1]["hi"] == 2047
@@ -144,7 +149,8 @@ def test_a_failing_band_is_never_inside_the_safe_context(capsys):
 
 
 def test_compare_names_each_implementation_once(capsys):
-    code, out, err = run(capsys, "--compare", "hf", "meta", "meta", "--json", "--no-fix", *SMALL)
+    code, out, err = run(capsys, "--impl", "hf", "--compare", "hf", "meta", "meta", "--json",
+                         "--no-fix", *SMALL)
     assert code == 0, err
     document = json.loads(out)
     assert [entry["impl"] for entry in document["compare"]] == ["meta"]
@@ -178,10 +184,18 @@ def test_config_file(capsys, tmp_path):
     path = tmp_path / "config.json"
     path.write_text(json.dumps({"hidden_size": 2048, "num_attention_heads": 16, "rope_theta": 10000.0,
                                 "partial_rotary_factor": 0.5}))
-    code, out, err = run(capsys, "--config", str(path), "--json", "--positions", "0,5,100..200", "--no-fix")
+    # the built-in model reads partial rotary from the config ...
+    code, out, err = run(capsys, "--impl", "hf", "--config", str(path), "--json", "--positions",
+                         "0,5,100..200", "--no-fix")
     assert code == 0, err
     document = json.loads(out)
     assert "rotary_dim 64" in document["config"] and document["positions"] == 103
+    # ... the real LlamaRotaryEmbedding ignores it for rope type default: audited as it builds
+    # its table (all 128 channels), and the header says so
+    require_library("transformers")
+    code, out, err = run(capsys, "--config", str(path), "--positions", "0,5,100..200", "--no-fix")
+    assert code == 0, err
+    assert "x 64 pairs" in out and "ignores partial_rotary_factor 0.5" in " ".join(out.split())
 
 
 def test_plot_writes_a_png(capsys, tmp_path):
@@ -221,3 +235,27 @@ def test_fix_that_only_repeats_the_cast_error_is_not_suggested(capsys):
     code, out, err = run(capsys, "--tolerance", "1e-6", *SMALL)
     assert code == 0, err
     assert "suggested fix" not in out and "does not lengthen the safe context nor gain a correct bit" in " ".join(out.split())
+
+
+def test_json_writes_non_finite_numbers_as_null_with_a_companion(capsys):
+    # fp16 positions overflow to inf beyond 65504: the last band's errors are infinite
+    code, out, err = run(capsys, "--impl", "neox-fp16", "--head-dim", "64", "--max-position",
+                         "70000", "--json", "--no-fix")
+    assert code == 0, err
+    assert "Infinity" not in out and "NaN" not in out
+    document = json.loads(out)        # strict JSON
+
+    def strings_outside_companions(value, key=""):
+        if isinstance(value, dict):
+            return [s for k, v in value.items() if not k.endswith("_nonfinite")
+                    for s in strings_outside_companions(v, k)]
+        if isinstance(value, list):
+            return [s for v in value for s in strings_outside_companions(v, key)]
+        return [value] if value in ("inf", "-inf", "nan") else []
+
+    assert strings_outside_companions(document) == []
+    last = document["bands"][-1]
+    assert last["max_abs_error"] is None and last["max_abs_error_nonfinite"] == "inf"
+    assert last["nonfinite"] > 0
+    first = document["bands"][0]
+    assert isinstance(first["max_abs_error"], float) and "max_abs_error_nonfinite" not in first

@@ -179,3 +179,63 @@ def test_patched_bf16_table_is_the_cast_of_the_exact_value():
         wide = ours.astype(np.float32).astype(np.float64)
         assert np.abs(wide - exact).max() <= 2.0**-9 + 1e-6
         assert np.mean(wide == exact.astype(ml_dtypes.bfloat16).astype(np.float64)) > 0.999
+
+
+def _small_llama():
+    from transformers import LlamaConfig, LlamaModel
+
+    return LlamaModel(LlamaConfig(hidden_size=64, intermediate_size=64, num_hidden_layers=1,
+                                  num_attention_heads=2, num_key_value_heads=2, vocab_size=16,
+                                  rope_theta=500000.0, max_position_embeddings=2**20))
+
+
+def _cos(rotary, position=2**20 - 1):
+    import torch
+
+    with torch.no_grad():
+        cos, _ = rotary(torch.zeros(1, dtype=torch.float32), torch.tensor([[position]]))
+    return cos[0, 0].double().numpy()
+
+
+def test_patches_nest_and_each_undo_restores_what_it_found():
+    from symrope.audit.fix import patch_rotary
+
+    model = _small_llama()
+    rotary = model.rotary_emb
+    plain = _cos(rotary)
+    first = patch_rotary(model)
+    patched = _cos(rotary)
+    assert not np.array_equal(plain, patched)
+    second = patch_rotary(model)
+    second.undo()                       # the sequence: m stays patched by the first
+    assert np.array_equal(_cos(rotary), patched)
+    first.undo()
+    assert np.array_equal(_cos(rotary), plain) and "forward" not in rotary.__dict__
+    # out of order: undoing the lower patch leaves the upper one, and then nothing
+    lower, upper = patch_rotary(model), patch_rotary(model)
+    lower.undo()
+    assert np.array_equal(_cos(rotary), patched)
+    upper.undo()
+    assert np.array_equal(_cos(rotary), plain) and "_symrope_rotary_patches" not in rotary.__dict__
+    upper.undo()                         # undoing twice changes nothing
+    assert np.array_equal(_cos(rotary), plain)
+
+
+def test_a_patched_model_survives_deepcopy_and_pickle():
+    import copy
+    import pickle
+
+    from symrope.audit.fix import patch_rotary
+
+    model = _small_llama()
+    plain = _cos(model.rotary_emb)
+    patch = patch_rotary(model)
+    patched = _cos(model.rotary_emb)
+    for clone in (copy.deepcopy(model), pickle.loads(pickle.dumps(model))):
+        rotary = clone.rotary_emb
+        assert np.array_equal(_cos(rotary), patched)
+        assert rotary.forward.module is rotary            # bound to the copy, not the original
+        rotary.forward.module.attention_scaling = 2.0     # the copy's own state is used
+        assert np.allclose(_cos(rotary), 2 * patched)
+    patch.undo()                                          # the original only
+    assert np.array_equal(_cos(model.rotary_emb), plain)

@@ -23,15 +23,15 @@ def _nearest_bf16(value: float) -> float:
     return min(numbers, key=lambda item: (abs(Fraction(item[0]) - Fraction(value)), item[1] & 1))[0]
 
 
-def test_bf16_rounding_is_correct_where_ml_dtypes_rounds_twice():
+def test_bf16_rounding_is_correct_at_ties_and_near_them():
     rng = np.random.default_rng(3)
     grid = rng.uniform(0.5, 1, 300).astype(BF16).astype(np.float64)
     values = np.concatenate([rng.uniform(-2, 2, 300), rng.uniform(-1e-3, 1e-3, 100),
                              grid + 2.0**-9, grid + 2.0**-9 + 2.0**-40, -(grid + 2.0**-9 - 2.0**-40)])
     expected = np.array([_nearest_bf16(v) for v in values])
     assert np.array_equal(round_to(values, "bf16").astype(np.float64), expected)
-    # ml_dtypes' own cast goes through float32 and lands on the wrong side of some ties:
-    assert not np.array_equal(values.astype(BF16).astype(np.float64), expected)
+    # (ml_dtypes' own float64 -> bf16 cast may go through float32 and round twice on some CPUs
+    # and not on others: round_to does not depend on it, and no test asserts what it does)
 
 
 @pytest.mark.parametrize("dtype", [BF16, np.float16, np.float32])

@@ -8,9 +8,8 @@ import pytest
 from audit_libraries import require_library
 from symrope.audit import AuditOptions, audit, exact_schedule, get_model
 from symrope.audit._dtypes import widen
-from symrope.audit._models import fp32_angle
 from symrope.errors import UsageError
-from symrope.schedules import RopeConfig, llama31_8b
+from symrope.schedules import RopeConfig, inv_freq, llama31_8b
 
 CONFIG = RopeConfig.from_options(head_dim=64, theta=10000)
 POSITIONS = np.concatenate([np.arange(0, 2048), np.arange(1_000_000, 1_000_512)])
@@ -22,18 +21,33 @@ def table_error(cos, sin, config=CONFIG, positions=POSITIONS):
     return np.maximum(np.abs(wide[0] - exact_cos), np.abs(wide[1] - exact_sin))
 
 
-def test_torchtune_is_meta_angle_bit_for_bit_and_its_table_is_float32():
+def ulps_apart(a, b) -> np.ndarray:
+    """How many float32 steps apart ``a`` and ``b`` are (same sign assumed)."""
+    a, b = (np.asarray(v, dtype=np.float32).view(np.int32).astype(np.int64) for v in (a, b))
+    return np.abs(a - b)
+
+
+def test_torchtune_is_its_own_float32_angle_and_within_an_ulp_of_the_meta_model():
     require_library("torchtune")
     torch = require_library("torch")
+    from symrope.audit._models import _cos_sin_fp32
+    from symrope.schedules import inv_freq
+
     from symrope.audit._real import real_impl
 
     impl = real_impl("torchtune", CONFIG)
     cos, sin = impl.table(POSITIONS, CONFIG, "fp32")
-    # the model's float32 angle through torch's own cos kernel is the real cache, bit for bit
-    angle = torch.from_numpy(fp32_angle(POSITIONS, CONFIG))
-    assert np.array_equal(cos, torch.cos(angle).numpy()) and np.array_equal(sin, torch.sin(angle).numpy())
-    # ... and the Meta model (correctly rounded cos) is within one float32 ulp of it
-    model_cos, _ = get_model("meta").table(POSITIONS, CONFIG, "bf16")
+    # the module's own float32 theta, times the float32 position, through torch's cos kernel,
+    # is the real cache bit for bit (one library, one CPU: nothing SIMD-dependent is compared)
+    theta = impl.module.theta.numpy()
+    angle = POSITIONS.astype(np.float32)[:, None] * theta[None, :]
+    assert np.array_equal(cos, torch.cos(torch.from_numpy(angle)).numpy())
+    assert np.array_equal(sin, torch.sin(torch.from_numpy(angle)).numpy())
+    # the model's frequencies are the correctly rounded pow; torch's pow is within 1 ulp of it
+    model_omega = inv_freq(CONFIG, "float32")
+    assert ulps_apart(model_omega, theta).max() <= 1
+    # given the same angle, the model's cos is within one float32 ulp of torch's kernel
+    model_cos, _ = _cos_sin_fp32(angle)
     assert np.all(np.abs(model_cos - cos) <= np.spacing(np.abs(cos)))
     assert "Approximation" in get_model("meta").summary
     # the rotation runs in float32 and casts back: a bf16 table is the float32 one rounded
@@ -43,17 +57,29 @@ def test_torchtune_is_meta_angle_bit_for_bit_and_its_table_is_float32():
     assert 0.01 < table_error(cos, sin).max() < 0.1
 
 
-def test_hf_model_is_the_real_class_angle_bit_for_bit():
+def test_the_hf_model_is_within_its_stated_ulps_of_the_real_class():
     torch = require_library("torch")
     require_library("transformers")
     from symrope.audit._hf import hf_transformers_impl
+    from symrope.audit._models import _cos_sin_fp32
+    from symrope.schedules import inv_freq
 
-    config = llama31_8b()
-    impl = hf_transformers_impl(dict(config.hf_dict(), model_type="llama"))
-    cos, sin = impl.table(POSITIONS, config, "fp32")
-    angle = torch.from_numpy(fp32_angle(POSITIONS, config))
-    assert np.array_equal(cos, torch.cos(angle).numpy()) and np.array_equal(sin, torch.sin(angle).numpy())
+    for config in (llama31_8b(), CONFIG, RopeConfig.from_options(head_dim=96, theta=1234567.0)):
+        impl = hf_transformers_impl(dict(config.hf_dict(), model_type="llama"))
+        cos, sin = impl.table(POSITIONS, config, "fp32")
+        buffer = impl.module.inv_freq.numpy()
+        # the label's claims, on this CPU: inv_freq within 1 ulp (torch's pow vs the exact value
+        # rounded once) ...
+        assert ulps_apart(inv_freq(config, "float32"), buffer).max() <= 1
+        # ... the real forward is fl32(fl32(p) * inv_freq) through torch's cos ...
+        angle = POSITIONS.astype(np.float32)[:, None] * buffer[None, :]
+        assert np.array_equal(cos, torch.cos(torch.from_numpy(angle)).numpy())
+        # ... and the model's cos/sin of that angle within 1 float32 ulp of torch's
+        model_cos, model_sin = _cos_sin_fp32(angle)
+        assert np.all(np.abs(model_cos - cos) <= np.spacing(np.abs(cos)))
+        assert np.all(np.abs(model_sin - sin) <= np.spacing(np.abs(sin)))
     assert "Approximation of the real class" in get_model("hf").summary
+    assert "1 ulp" in get_model("hf").summary
 
 
 def test_rotary_embedding_torch_rounds_positions_to_the_input_dtype():
@@ -106,9 +132,11 @@ def test_timm_axial_rope_along_one_axis():
     cos, sin = impl.table(POSITIONS, CONFIG, "fp32")
     assert cos.shape == (POSITIONS.size, 32)
     assert table_error(cos, sin).max() < 0.1
-    torch = require_library("torch")
-    angle = torch.from_numpy(fp32_angle(POSITIONS, CONFIG))
-    assert np.mean(cos == torch.cos(angle).numpy()) > 0.99
+    # timm's bands are its own float32 pow (within 1 ulp of the correctly rounded schedule): the
+    # table is within the angle error those allow of the model's, whatever the CPU
+    model_cos, _ = get_model("hf").table(POSITIONS, CONFIG, "fp32")
+    bound = POSITIONS[:, None] * np.spacing(inv_freq(CONFIG, "float32"))[None, :] * 2 + 2e-7
+    assert np.all(np.abs(widen(cos) - widen(model_cos)) <= bound)
 
 
 @pytest.mark.parametrize("name", ["torchtune", "rotary-embedding-torch", "keras-hub", "timm"])

@@ -15,15 +15,16 @@ PACKAGE = Path(symrope.__file__).parent
 
 # Lower number = lower layer. A module may import its own unit and units of a lower layer only.
 LAYERS = {
-    "errors": 0, "_version": 0, "_cliutil": 0, "_typing": 0,
-    "linalg": 1, "schedules": 1,
-    "engine": 2,
-    "theorems": 3, "checker": 3, "kernel": 3, "audit": 3,
-    "lifting": 4,       # lifts real code (torch) into the checker; reuses the audit's adapters
-    "latex": 5,         # renders the engine's objects and check reports (by duck typing)
-    "testing": 6, "pytest_plugin": 6,
-    "cli": 7,
-    "__main__": 8,
+    "errors": 0,        # the exception types: imported by everything, importing nothing
+    "_version": 1, "_cliutil": 1, "_typing": 1, "_parse": 1,
+    "linalg": 2, "schedules": 2,
+    "engine": 3,
+    "theorems": 4, "checker": 4, "kernel": 4, "audit": 4,
+    "lifting": 5,       # lifts real code (torch) into the checker; reuses the audit's adapters
+    "latex": 6,         # renders the engine's objects and check reports (by duck typing)
+    "testing": 7, "pytest_plugin": 7,
+    "cli": 8,
+    "__main__": 9,
 }
 
 

@@ -14,6 +14,7 @@ import sympy as sp
 from symrope.cli import _prove as _prove_module
 from symrope.cli import main
 from symrope.engine import BUILTIN, Theorem, TheoremBuilder
+from symrope.errors import UsageError
 from symrope.linalg import rotation
 from symrope.theorems import THEOREM_MODULES
 
@@ -28,8 +29,11 @@ def run_cli(*args):
     (["prove", "--budget", "-1"], "--budget must be positive"),
     (["prove", "--param", "d"], "--param takes NAME=VALUE"),
     (["prove", "rope_relative", "--param", "d=abc"],
-     "head dimension d must be an even integer >= 2, got 'abc'"),
-    (["prove", "rope_relative", "--param", "theta=[1]"], "theorem rope_relative cannot take"),
+     "--param d: 'abc' is not an integer, a decimal (0.4, 1e4) or a fraction p/q"),
+    (["prove", "rope_relative", "--param", "d=d"],
+     "head dimension d must be an even integer >= 2, got d"),
+    (["prove", "rope_relative", "--param", "theta=[1]"], "--param theta: '[1]' is not an integer"),
+    (["prove", "rope_relative", "--param", "theta=1/1"], "theta must be a number > 1 or 'theta', got 1"),
     (["prove", "rope_relative", "--param", "dim=8"], "its parameters: d=64, theta=10000"),
     (["prove", "--frobnicate"], "unrecognized arguments"),
     (["frobnicate"], "unknown command"),
@@ -157,13 +161,23 @@ def test_python_dash_m_and_version():
     assert result.returncode == 0 and result.stdout.strip()
 
 
-def test_param_values_are_literals_words_or_expressions(monkeypatch, capsys):
-    from symrope.cli._theorems import parse_parameter as _parse_parameter
+def test_param_values_are_numbers_constants_or_allowed_words(capsys):
+    from fractions import Fraction
 
-    assert _parse_parameter("n=12") == ("n", 12)
-    assert _parse_parameter("explicit=True") == ("explicit", True)
-    assert _parse_parameter("kind=repeated") == ("kind", "repeated")
-    assert _parse_parameter("theta=10**4") == ("theta", sp.Integer(10000))
+    from symrope.cli._theorems import parameter_value, parse_parameter
+    from symrope.theorems import get_theorem
+
+    assert parse_parameter("n=12") == ("n", "12")
+    group, skew = [get_theorem("group_law")], [get_theorem("skew_blocks_rational")]
+    assert parameter_value("n", "12", group) == 12
+    assert parameter_value("n", "n", group) == sp.Symbol("n")   # its own symbol, never parsed
+    assert parameter_value("explicit", "True", [get_theorem("skew_blocks_axis")]) is True
+    assert parameter_value("kind", "repeated", skew) == "repeated"   # a word-valued parameter
+    assert parameter_value("theta", "1e4", [get_theorem("rope_relative")]) == 10000
+    assert parameter_value("gamma", "2/5", [get_theorem("xpos_damped_rotation")]) == Fraction(2, 5)
+    # an expression is not a value: nothing is evaluated (10**4 was sympify'd, i.e. eval'd)
+    with pytest.raises(UsageError, match="is not an integer"):
+        parameter_value("theta", "10**4", [get_theorem("rope_relative")])
     assert main(["prove", "group_law", "--param", "n=2"]) == 0
 
 
@@ -235,7 +249,8 @@ def test_json_is_the_same_document_with_jobs(monkeypatch, capsys, builder_pids):
 
 
 def test_a_bad_parameter_from_a_worker_is_one_line_and_exit_2(capsys, builder_pids):
-    assert main(["prove", "rope_relative", "schedule_keeps_relative", "--param", "d=abc",
+    # d=d passes the parser (a parameter may be its own symbol) and the theorem refuses it
+    assert main(["prove", "rope_relative", "schedule_keeps_relative", "--param", "d=d",
                  "-j", "2"]) == 2
     error = capsys.readouterr().err
     assert "d must be an even integer" in error and len(error.strip().splitlines()) == 1
@@ -319,7 +334,7 @@ def test_prove_latex_and_export_read_parameters_alike(command, tmp_path, capsys)
     assert main([*argv, "rope_relative", "--param", "dim=8"]) == 2
     err = capsys.readouterr().err
     assert "no parameter(s) dim; its parameters: d=64, theta=10000" in err
-    assert main([*argv, "rope_relative", "--param", "d=abc"]) == 2
+    assert main([*argv, "rope_relative", "--param", "d=d"]) == 2
     err = capsys.readouterr().err
-    assert "d must be an even integer >= 2, got 'abc'" in err and "Traceback" not in err
+    assert "d must be an even integer >= 2, got d" in err and "Traceback" not in err
     assert len(err.strip().splitlines()) == 1

@@ -260,8 +260,12 @@ def test_compile_pdf_without_pdflatex_is_a_clear_error(tmp_path, monkeypatch, sa
 # --- encoding checks -------------------------------------------------------------------------------
 
 def test_check_report_document_typesets_claims_counterexamples_and_generator(tmp_path):
-    class FakeCheckReport:  # the checker's report is read only through to_dict()
-        def to_dict(self):
+    import sympy as sp
+
+    from symrope.checker._report import show
+
+    class FakeCheckReport:  # the checker's report is read only through to_dict(); its exact
+        def to_dict(self):  # values travel with their strings (show), never parsed back
             return {"encoding": "xpos_like", "dim": 2, "position_dims": 1, "verdict": "refuted",
                     "assumptions": {
                         "linearity": {"verdict": "proved", "counterexample": None,
@@ -270,18 +274,21 @@ def test_check_report_document_typesets_claims_counterexamples_and_generator(tmp
                                                 "methods": ["identical"]}},
                         "translation_invariance": {
                             "verdict": "refuted",
-                            "counterexample": {"s": "1", "t": "3", "x": "e_0", "y": "e_1",
-                                               "score_at_s_t": "sin(2)",
-                                               "score_at_0_t_minus_s": "cos(2)"}},
+                            "counterexample": {"s": show(sp.Integer(1)), "t": show(sp.Integer(3)),
+                                               "x": "e_0", "y": "e_1",
+                                               "score_at_s_t": show(sp.sin(2)),
+                                               "score_at_0_t_minus_s": show(sp.cos(2))}},
                         "identity_at_zero": {"verdict": "proved", "counterexample": None},
                         "continuity": {"verdict": "undecided", "counterexample": None}},
                     "generator": {"axes": [{"axis": "p", "blocks": [
-                        {"indices": [0, 1], "matrix": "[[-1/2, -1], [1, -1/2]]"}]}],
+                        {"indices": [0, 1], "matrix": show(sp.Matrix([[-sp.Rational(1, 2), -1],
+                                                                   [1, -sp.Rational(1, 2)]]))}]}],
                                   "exponential": {"verdict": "proved"},
                                   "pure_rotation": {"verdict": "refuted"}},
                     "classification": {"p": {"damped_rotation": [
-                        {"indices": [0, 1], "eigenvalue": "-1/2 + I", "rate": "-1/2",
-                         "frequency": "1", "jordan_chains": [1], "normal": True}]}},
+                        {"indices": [0, 1], "eigenvalue": show(-sp.Rational(1, 2) + sp.I),
+                         "rate": show(-sp.Rational(1, 2)), "frequency": show(sp.Integer(1)),
+                         "jordan_chains": [1], "normal": True}]}},
                     "seconds": 0.5}
     tex = check_report_document(FakeCheckReport())
     assert r"\frac{1}{2}" in tex and r"\sin{\left(2 \right)}" in tex   # exact values as math
@@ -298,6 +305,18 @@ def test_check_report_document_typesets_claims_counterexamples_and_generator(tmp
                      "aone-parametergroup", "symropecheck--latex"]:
         assert fragment in text, fragment
     assert "'" not in text and "**" not in text
+
+
+def test_a_saved_reports_strings_are_text_never_evaluated(tmp_path):
+    # a report read back from JSON holds plain strings: numbers are read by the one parser,
+    # anything else is shown as text (sympify of a string would run it)
+    marker = tmp_path / "marker"
+    payload = f"__import__('os').system('touch {marker}')"
+    tex = check_report_document({"encoding": "saved", "verdict": "refuted", "assumptions": {
+        "identity_at_zero": {"verdict": "refuted", "counterexample": {
+            "p": "37/7", "score": payload, "x_dot_y": "1", "x": "e_0", "y": "e_0"}}}})
+    assert not marker.exists()
+    assert r"p = \frac{37}{7}" in tex and r"\text{" in tex
 
 
 def test_check_report_document_survives_missing_and_odd_fields():

@@ -29,7 +29,7 @@ def test_survey_rows_json_and_plot(capsys, tmp_path):
     code = main(["--impls", "hf,fp64-angle", "--max-position", "70000", "--workers", "1",
                  "--json", "--plot", str(target)])
     document = json.loads(capsys.readouterr().out)
-    assert code == 0 and document["schema"] == "symrope.survey/1"
+    assert code == 0 and document["schema"] == "symrope.survey/2"
     rows = {(row["impl"], row["dtype"]): row for row in document["rows"]}
     assert set(rows) == {(impl, dtype) for impl in ("hf", "fp64-angle") for dtype in ("bf16", "fp16", "fp32")}
     # fp16 everywhere: the fix (float64 angle) is within the tolerance at every sampled position
@@ -56,8 +56,8 @@ def test_each_row_reports_its_positions_from_the_worker():
     assert [row["dtype"] for row in rows] == list(DTYPES)
     for dtype in DTYPES:
         counts = [count for name, row_dtype, count in heard if (name, row_dtype) == ("hf", dtype)]
-        assert counts[-1] is None                               # the row says it is finished
-        assert sum(counts[:-1]) == positions.size and len(counts) > 2   # chunk by chunk
+        assert counts[0] == 0 and counts[-1] is None            # the row says it starts, ends
+        assert sum(counts[1:-1]) == positions.size and len(counts) > 3  # chunk by chunk
 
 
 def test_progress_is_one_bar_per_row_on_stderr_from_the_worker_processes(capsys):
@@ -99,3 +99,55 @@ def test_a_row_not_run_says_why_in_full_below_the_table(capsys):
     assert line.startswith("not run: rotary-embedding-torch-xpos: ") and len(line) > 100
     assert line.count("rotary-embedding-torch-xpos") == 1
     assert "pip install" not in out
+
+
+def test_a_skipped_row_says_skipped_and_a_finished_bar_stops(capsys):
+    from audit_libraries import require_library
+
+    require_library("rotary_embedding_torch")
+    config = RopeConfig.from_options(head_dim=32, theta=10000, rope_scaling={
+        "rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 4096})
+    rows = survey(["rotary-embedding-torch", "hf"], config, 9000, workers=1, progress=True)
+    err = capsys.readouterr().err
+    assert all("skipped" in row for row in rows[:3])
+    import re
+
+    frames = [line.strip() for line in re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "\n",
+                                                err.replace("\r", "\n")).splitlines() if line.strip()]
+
+    def last_frame(row):
+        return [line for line in frames if line.startswith(row)][-1]
+
+    for dtype in DTYPES:   # no rate, no 100%: the word
+        assert last_frame(f"rotary-embedding-torch {dtype}").endswith(": skipped")
+        assert "%" not in last_frame(f"rotary-embedding-torch {dtype}")
+    # a finished row's bar is closed with its row: its last frame is its 100%
+    assert "100%" in last_frame("hf bf16")
+
+
+def test_library_warnings_are_collected_and_printed_once(capsys):
+    import warnings
+
+    from symrope.audit import _survey as survey_module
+
+    def noisy(*args, **kwargs):
+        import logging
+        import sys
+
+        warnings.warn("a library's deprecation", DeprecationWarning, stacklevel=1)
+        logging.getLogger("somelib").warning("skipping import of cpp extensions")
+        print("raw text on stderr", file=sys.stderr)
+        return [{"impl": "hf", "dtype": dtype, "skipped": "nothing run"} for dtype in DTYPES]
+
+    original = survey_module._survey_rows
+    survey_module._survey_rows = noisy
+    try:
+        rows = survey(["hf"], RopeConfig.from_options(head_dim=32, theta=10000), 100,
+                      workers=1, progress=True)
+    finally:
+        survey_module._survey_rows = original
+    err = capsys.readouterr().err
+    assert "library's deprecation" not in err and "cpp extensions" not in err and "raw text" not in err
+    assert rows[0]["library_warnings"] == ["DeprecationWarning: a library's deprecation",
+                                           "somelib: skipping import of cpp extensions",
+                                           "raw text on stderr"]

@@ -7,6 +7,7 @@ the band's maxima; the phase fit is accumulated as moments so one pass suffices.
 
 from __future__ import annotations
 
+import math
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -71,8 +72,10 @@ def audit(target: "str | ImplModel | Implementation | Any", config: RopeConfig,
 
 def _fine_edges(max_position: int) -> np.ndarray:
     """Plot bins: [0, 16) then 8 log-spaced bins per octave up to the last position."""
-    octaves = max(np.log2(max_position + 1) - 4, 0)
-    edges = np.unique(np.round(16 * 2 ** np.linspace(0, octaves, int(octaves * _FINE_BINS_PER_OCTAVE) + 1)))
+    octaves = max(math.log2(max_position + 1) - 4, 0)
+    # Python's pow per edge (numpy's vectorised one differs by an ulp across SIMD paths)
+    steps = np.linspace(0, octaves, int(octaves * _FINE_BINS_PER_OCTAVE) + 1)
+    edges = np.unique(np.round([16 * 2.0 ** float(step) for step in steps]))
     return np.concatenate([[0], edges[edges <= max_position]]).astype(np.int64)
 
 
@@ -297,11 +300,9 @@ class _Run:
             delta *= weight
         positions_column = p[:, 0]
         magnitude = np.abs(wrapped, out=self.buffers.take(wrapped.shape))
+        peak_error = self._maxima(positions, error, magnitude, amp)
         for band, start, stop in self._segments(positions):
             rows = slice(start, stop)
-            np.maximum(self.max_abs[band], error[rows].max(axis=0), out=self.max_abs[band])
-            np.maximum(self.max_phase[band], magnitude[rows].max(axis=0), out=self.max_phase[band])
-            np.maximum(self.max_amp[band], amp[rows].max(axis=0), out=self.max_amp[band])
             self.s_pp[band] += squares[rows].sum(axis=0)
             # p * delta summed down the rows, without the product array (the same sums)
             self.s_pd[band] += np.einsum("i,ij->j", positions_column[rows], delta[rows])
@@ -310,17 +311,35 @@ class _Run:
             self.n_valid[band] += (stop - start) if weight is None else weight[rows].sum(axis=0)
             self.counts[band] += stop - start
             self.nonfinite[band] += 0 if finite is None else int((~finite[rows]).sum())
-        per_position = error.max(axis=1)
-        if self.first_unsafe is None:
-            unsafe = np.flatnonzero(~(per_position <= self.tolerance))
-            if unsafe.size:
-                self.first_unsafe = int(positions[unsafe[0]])
+        if self.first_unsafe is None and not peak_error <= self.tolerance:
+            # only the chunk where the tolerance first fails is searched row by row
+            unsafe = np.flatnonzero(~(error.max(axis=1) <= self.tolerance))
+            self.first_unsafe = int(positions[unsafe[0]])
         self._extend_prefix(positions)
         self.native_dtype = self.chunk_dtype
-        self._fine_max(positions, "max_abs_error", per_position)
-        self._fine_max(positions, "max_phase_error", magnitude.max(axis=1))
-        self._fine_max(positions, "amplitude_error", amp.max(axis=1))
         self.buffers.give(wrapped, residual, magnitude, steps)
+
+    def _maxima(self, positions, error, magnitude, amp) -> float:
+        """Fold the per-band, per-pair maxima and the plot bins' maxima of one chunk; return its
+        largest error. Each measure is reduced once down the rows, per pair and per run of rows
+        inside one plot bin and one band; the bands' and the bins' maxima come from those few
+        rows (maxima are exact: the same numbers in any order). Reducing across each row instead
+        cost as much again."""
+        bins = np.searchsorted(self.fine_edges, positions, side="right") - 1
+        bands = np.searchsorted(self.band_lo, positions, side="right") - 1
+        starts = np.concatenate([[0], np.flatnonzero((np.diff(bins) != 0) | (np.diff(bands) != 0)) + 1])
+        band_of = bands[starts]
+        peak = -np.inf
+        for key, values, per_band in (("max_abs_error", error, self.max_abs),
+                                      ("max_phase_error", magnitude, self.max_phase),
+                                      ("amplitude_error", amp, self.max_amp)):
+            peaks = np.maximum.reduceat(values, starts, axis=0)          # (bins here, pairs)
+            np.maximum.at(self.fine[key], bins[starts], peaks.max(axis=1))
+            for band in np.unique(band_of):
+                np.maximum(per_band[band], peaks[band_of == band].max(axis=0), out=per_band[band])
+            if key == "max_abs_error":
+                peak = peaks.max()
+        return float(peak)
 
     def _extend_prefix(self, positions):
         """Advance the audited-and-safe prefix 0..prefix_end-1 through this (ascending) chunk."""
@@ -420,17 +439,21 @@ class _Run:
         total_pp, total_pd = self.s_pp.sum(axis=0), self.s_pd.sum(axis=0)
         correction = total_pd / np.where(total_pp > 0, total_pp, np.inf)
         slope = self.provisional_slope + correction
-        relative = slope / omegas
+        rotating = omegas > 0    # proportional RoPE's frequency-0 pairs have no relative error
+        with np.errstate(divide="ignore", invalid="ignore"):
+            relative = np.where(rotating, slope / np.where(rotating, omegas, 1.0), np.nan)
         residual = self.s_dd - 2 * correction * self.s_pd + correction**2 * self.s_pp
         count = np.maximum(self.n_valid, 1)
         noise = np.sqrt(np.minimum(np.maximum(residual, 0) / count, self.s_ww / count))
         # Standard error of a least-squares slope through the origin; a pair's frequency error
         # counts as measured only when it stands four standard errors above the phase noise.
         spread = np.maximum(residual.sum(axis=0), 0) / np.maximum(self.n_valid.sum(axis=0) - 1, 1)
-        stderr = np.sqrt(spread / np.where(total_pp > 0, total_pp, np.inf)) / omegas
+        stderr = np.where(rotating, np.sqrt(spread / np.where(total_pp > 0, total_pp, np.inf))
+                          / np.where(rotating, omegas, 1.0), np.nan)
         # A pair whose phase is lost (residual noise of radians in some band: the unwrapping
         # then random-walks) has no meaningful frequency; neither does one buried in noise.
-        resolved = (np.abs(relative) > 4 * stderr) & (noise.max(axis=0) < _PHASE_LOST)
+        with np.errstate(invalid="ignore"):
+            resolved = rotating & (np.abs(relative) > 4 * stderr) & (noise.max(axis=0) < _PHASE_LOST)
         resolved_slope = np.where(resolved, np.abs(slope), 0.0)
         amplitude = self.schedule.amplitude
         summaries = []

@@ -20,9 +20,10 @@ from pathlib import Path
 import numpy as np
 
 from symrope.audit._models import dtype_name, validate_positions
-from symrope.audit._real import TORCH_DTYPE_NAMES, RealImpl, import_library
+from symrope.audit._real import (TORCH_DTYPE_NAMES, RealImpl, import_library, library_call,
+                                 tensor_to_numpy)
 from symrope.errors import UsageError
-from symrope.schedules import RopeConfig
+from symrope.schedules import RopeConfig, inv_freq, validate_hf_config, validate_rope_parameters
 
 _CHUNK = 1 << 16  # positions per forward call: bounded memory for long audits
 _TF32_DROPPED_BITS = 13   # float32 keeps 23 fraction bits, TF32 10
@@ -109,7 +110,12 @@ class HFTransformersImpl(RealImpl):
 
     def __init__(self, config_object, rotary_class, transformers, layer_type=None,
                  cast_module=None, autocast=None, tf32=False, fixed=False):
-        rope_config = rope_config_of(config_object, layer_type)
+        # the schedule is read off the module transformers builds (its float32 inv_freq), so the
+        # reference is the schedule the class really uses, whatever the config seems to say
+        rope_config_of(config_object, layer_type)   # symrope's one-line errors before the class's
+        buffer = _inv_freq_buffer(_built(rotary_class, config_object), layer_type)
+        rope_config, self.notes = rope_config_of(config_object, layer_type, buffer,
+                                                 rotary_class.__name__)
         super().__init__(rope_config)
         torch = self.torch
         self._config_object = config_object
@@ -124,6 +130,7 @@ class HFTransformersImpl(RealImpl):
         self.fixed = bool(fixed)
         self._transformers = transformers
         self.modeling = importlib.import_module(rotary_class.__module__)
+        self._layouts: dict[str, str] = {}     # "cos"/"sin" -> the module's column layout
         self.module = self._new_module()
         knobs = [f"module.to(torch.{TORCH_DTYPE_NAMES[self.cast_module]})"] if self.cast_module else []
         knobs += [f"torch.autocast('cpu', {TORCH_DTYPE_NAMES[self.autocast]})"] if self.autocast else []
@@ -172,19 +179,17 @@ class HFTransformersImpl(RealImpl):
             parts.append(f"torch.autocast({self.autocast}) is active around forward, but this "
                          f"forward multiplies elementwise in float32 (autocast narrows matmuls), "
                          f"so it changes nothing here")
+        ending = {"fp32": "returns them as they are (fp32)", "fp64": "widens them to fp64"}.get(
+            dtype, f"casts to {dtype}")
         parts.append("the real class forms the angle p*omega in float32 from a float32 omega "
                      "(error growing like p*2^-24), takes float32 cos/sin times the attention factor "
-                     f"and casts to {dtype}")
+                     f"and {ending}")
         text = "; ".join(parts)
         return (text if text.startswith("module.") else text[0].upper() + text[1:]) + "."
 
     def _new_module(self):
         torch = self.torch
-        try:
-            module = self._rotary_class(self._config_object)
-        except Exception as error:  # noqa: BLE001 - the class refused this config
-            raise UsageError(f"{self._rotary_class.__name__} could not be built from the config: "
-                             f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}") from None
+        module = _built(self._rotary_class, self._config_object)
         if self.cast_module:
             module = module.to(getattr(torch, TORCH_DTYPE_NAMES[self.cast_module]))
         if self.tf32:
@@ -232,7 +237,7 @@ class HFTransformersImpl(RealImpl):
         """Run the module's dynamic/longrope update once at ``seq_len`` (then chunks cannot)."""
         torch = self.torch
         self.module = self._new_module()
-        with torch.no_grad():
+        with library_call(torch):
             x = torch.zeros(1, dtype=torch.float32)
             kwargs = {"layer_type": self._layer_type} if self._layer_type else {}
             self.module(x, torch.tensor([[seq_len - 1]], dtype=torch.int64), **kwargs)
@@ -245,7 +250,6 @@ class HFTransformersImpl(RealImpl):
         dynamic/longrope update runs once at that length, then every chunk goes through the
         undecorated forward so that chunking cannot change the frequencies.
         """
-        from symrope.audit._user import _per_pair, _to_numpy
 
         torch = self.torch
         positions = validate_positions(positions)
@@ -261,7 +265,7 @@ class HFTransformersImpl(RealImpl):
                 self.module = self._new_module()
             self._seq_len = seq_len
         cos_parts, sin_parts = [], []
-        with torch.no_grad():
+        with library_call(torch):
             for start in range(0, positions.shape[0], _CHUNK):
                 chunk = positions[start:start + _CHUNK]
                 result = self._forward(x, self._position_ids(chunk))
@@ -269,14 +273,42 @@ class HFTransformersImpl(RealImpl):
                     raise UsageError(f"{self._rotary_class.__name__}.forward returned "
                                      f"{type(result).__name__}, not (cos, sin): not auditable")
                 cos, sin = result
-                cos_parts.append(_per_pair(_to_numpy(cos, self.name, "cos"), chunk.shape[0],
-                                           self.rope_config, self.name, "cos"))
-                sin_parts.append(_per_pair(_to_numpy(sin, self.name, "sin"), chunk.shape[0],
-                                           self.rope_config, self.name, "sin"))
+                cos_parts.append(self._per_pair(cos, chunk.shape[0], "cos"))
+                sin_parts.append(self._per_pair(sin, chunk.shape[0], "sin"))
         if not cos_parts:
-            empty = np.empty((0, self.rope_config.rotary_dim // 2), dtype=np.float32)
+            empty = np.empty((0, self.rope_config.pairs), dtype=np.float32)
             return empty, empty.copy()
+        if len(cos_parts) == 1:
+            return cos_parts[0], sin_parts[0]
         return np.concatenate(cos_parts), np.concatenate(sin_parts)
+
+    def _per_pair(self, tensor, n: int, what: str) -> np.ndarray:
+        """One column per pair, as numpy in the tensor's own dtype (bf16 as ml_dtypes').
+
+        The module's layout (HF's ``cat(freqs, freqs)``, an interleaved duplicate, or one
+        column per pair) is checked on the first call, on every column; after that the pairs'
+        columns are sliced out of the tensor before it leaves torch (a bf16 tensor's bits are
+        viewed, not converted).
+        """
+        from symrope.audit._user import _per_pair, _to_numpy
+
+        layout = self._layouts.get(what)
+        if layout is None:
+            table = _to_numpy(tensor, self.name, what)
+            per_pair = _per_pair(table, n, self.rope_config, self.name, what)
+            width, pairs = table.shape[-1], per_pair.shape[-1]
+            layout = ("pairs" if width == pairs else
+                      "halves" if np.array_equal(table.reshape(-1, width)[:, :pairs],
+                                                 per_pair.reshape(-1, pairs)) else "interleaved")
+            self._layouts[what] = layout
+            return per_pair
+        pairs = self.rope_config.pairs
+        tensor = tensor.reshape(n, tensor.shape[-1])
+        if layout == "halves":
+            tensor = tensor[:, :pairs]
+        elif layout == "interleaved":
+            tensor = tensor[:, 0::2]
+        return tensor_to_numpy(self.torch, tensor)
 
     def _rotate(self, x, positions):
         """The modeling module's own ``apply_rotary_pos_emb`` with the forward's cos/sin."""
@@ -286,27 +318,118 @@ class HFTransformersImpl(RealImpl):
             raise UsageError(f"{self.modeling.__name__} has no apply_rotary_pos_emb to rotate with")
         rotary = self.rope_config.rotary_dim
         q = x.transpose(0, 1)[None]                       # (1, heads, n, head_dim)
-        if rotary == x.shape[-1]:
-            rotated, _ = apply(q, q, cos, sin)
-        else:  # partial rotary: the models rotate the first rotary_dim channels, pass the rest
-            part, _ = apply(q[..., :rotary], q[..., :rotary], cos, sin)
-            rotated = q.clone()
-            rotated[..., :rotary] = part
+        def rotate(part):
+            if _single_tensor(apply):     # apply(x, cos, sin) (Gemma 4 and a few others)
+                return apply(part, cos, sin)
+            return apply(part, part, cos, sin)[0]
+
+        try:
+            if rotary == x.shape[-1]:
+                rotated = rotate(q)
+            else:  # partial rotary: the models rotate the first rotary_dim channels, pass the rest
+                rotated = q.clone()
+                rotated[..., :rotary] = rotate(q[..., :rotary])
+        except Exception as error:  # noqa: BLE001 - the library's apply refuses its own table
+            text = str(error).splitlines()[0][:160] if str(error) else ""
+            raise UsageError(f"{self.modeling.__name__}.{apply.__name__} failed on "
+                             f"{self._rotary_class.__name__}'s cos/sin: {type(error).__name__}: "
+                             f"{text}") from None
         return rotated[0].transpose(0, 1)
 
 
-def rope_config_of(config_object, layer_type: str | None = None) -> RopeConfig:
-    """The schedule of a transformers config object (one layer type's, if it has several)."""
-    document = config_object.to_dict()
+def _single_tensor(apply) -> bool:
+    """Whether the modeling module's apply takes one tensor, ``apply(x, cos, sin)``."""
+    import inspect
+
+    try:
+        names = list(inspect.signature(apply).parameters)
+    except (TypeError, ValueError):
+        return False
+    return len(names) > 1 and names[1] == "cos"
+
+
+def _built(rotary_class, config_object):
+    """``rotary_class(config_object)``; the class refusing the config is one line."""
+    try:
+        return rotary_class(config_object)
+    except Exception as error:  # noqa: BLE001 - the class refused this config
+        text = str(error).splitlines()[0] if str(error) else ""
+        raise UsageError(f"{rotary_class.__name__} could not be built from the config: "
+                         f"{type(error).__name__}: {text[:200]}") from None
+
+
+def _inv_freq_buffer(module, layer_type: str | None) -> np.ndarray | None:
+    """The module's ``inv_freq`` (``{layer_type}_inv_freq`` per layer type) as float64, or None."""
+    name = f"{layer_type}_inv_freq" if layer_type else "inv_freq"
+    buffer = dict(module.named_buffers()).get(name)
+    if buffer is None:
+        return None
+    return buffer.detach().cpu().double().numpy()
+
+
+_SAME_SCHEDULE = 4e-6   # relative: ~64 float32 ulps, far below what tells two schedules apart
+
+
+def rope_config_of(config_object, layer_type: str | None = None, buffer: np.ndarray | None = None,
+                   class_name: str = "the rotary class",
+                   tolerance: float = _SAME_SCHEDULE) -> tuple[RopeConfig, list[str]]:
+    """The schedule a transformers rotary module computes, and notes where it is not what the
+    config seems to say.
+
+    The config object is read as :meth:`RopeConfig.from_hf` reads a config (one layer type's
+    parameters and head_dim where it has several). With the module's ``buffer``, that reading is
+    checked against it: a class whose default schedule ignores ``partial_rotary_factor``
+    (Llama's rotates the whole head) is audited as it builds its table, with a note; a buffer
+    that is no schedule of the config is one line, never an audit against the wrong reference.
+    ``tolerance`` (relative) is how close a reading must come to the buffer (wider for a buffer
+    cast to bf16, as :func:`symrope.audit.fix.patch_rotary` may meet it).
+    """
+    per_layer = getattr(config_object, "per_layer_config", None)
+    source = config_object
+    if layer_type is not None and per_layer is not None:
+        try:
+            source = per_layer[layer_type]
+        except Exception:  # noqa: BLE001 - a config without per-layer overrides
+            source = config_object
+    document = source.to_dict()
     rope = document.get("rope_parameters")
-    if layer_type is not None and isinstance(rope, dict):
+    if layer_type is not None and isinstance(rope, dict) and isinstance(rope.get(layer_type), dict):
         document["rope_parameters"] = rope[layer_type]
-    return RopeConfig.from_hf(document)
+    config = RopeConfig.from_hf(document)
+    if buffer is None:
+        return config, []
+    candidates = [(config, [])]
+    if config.rotary_dim != config.head_dim and config.rope_type != "proportional":
+        whole = RopeConfig(head_dim=config.head_dim, rotary_dim=config.head_dim, theta=config.theta,
+                           rope_type=config.rope_type, params=config.params,
+                           max_position_embeddings=config.max_position_embeddings)
+        candidates.append((whole, [f"{class_name} ignores partial_rotary_factor "
+                                   f"{config.rotary_dim / config.head_dim:g} for rope type "
+                                   f"{config.rope_type!r}: it rotates all {config.head_dim} channels, "
+                                   f"and that is what is audited"]))
+    for candidate, notes in candidates:
+        if candidate.pairs != buffer.size:
+            continue
+        expected = np.asarray(inv_freq(candidate, "float64"))
+        if np.all(np.abs(expected - buffer) <= tolerance * np.abs(expected)):
+            return candidate, notes
+    raise UsageError(f"{class_name}'s inv_freq ({buffer.size} frequencies) is not the schedule "
+                     f"its config describes ({config.describe()}; {config.pairs} frequencies): "
+                     f"symrope cannot name its exact values, so it does not audit it")
 
 
 def _build(transformers, config_dict, model_type, rope_scaling):
+    """transformers' config object and rotary class for a config dict or a model type, the
+    fields symrope reads checked first (one line, as every command reports them: transformers
+    would fail later, with a traceback, on a string where a number belongs)."""
     if config_dict is not None and model_type is not None:
         raise UsageError("give either an HF config or --model-type, not both")
+    if config_dict is not None:
+        validate_hf_config(config_dict)
+        if config_dict.get("model_type") is not None and not isinstance(config_dict["model_type"], str):
+            raise UsageError(f"model_type must be a string, got {config_dict['model_type']!r}")
+    if rope_scaling is not None:
+        validate_rope_parameters(rope_scaling, "--rope-scaling")
     if config_dict is None:
         if model_type is None:
             model_type = "llama"
@@ -333,6 +456,12 @@ def _build(transformers, config_dict, model_type, rope_scaling):
         target = rope[layer_type] if layer_type else rope
         theta = (target or {}).get("rope_theta", getattr(config_object, "rope_theta", 10000.0))
         new = {"rope_theta": theta, **rope_scaling}
+        # the model's partial rotary is part of the model, not of the scaling: phi rotates 16 of
+        # its 32 channels under any --rope-scaling, as transformers builds it from a config file
+        partial = (target or {}).get("partial_rotary_factor",
+                                     getattr(config_object, "partial_rotary_factor", None))
+        if partial is not None:
+            new.setdefault("partial_rotary_factor", partial)
         new.setdefault("rope_type", new.pop("type", "default"))
         if layer_type:
             rope[layer_type] = new

@@ -36,10 +36,14 @@ def measure_logits(impl, config, schedule, dtype: str, bands, seed: int = 0, per
     ``position_error`` (for the plot), and a description of the method.
     """
     from symrope.audit._real import rotate_with_table
+    from symrope.errors import UsageError
 
+    if config.rope_type != "proportional" and config.rotary_dim % 2:
+        return _unmeasured(bands, f"rotary_dim {config.rotary_dim} is odd: its {config.pairs} pairs "
+                                  f"span {2 * config.pairs} channels, and no apply function "
+                                  f"(transformers' included) rotates {config.rotary_dim} with them")
     rng = np.random.default_rng(seed + 7919)
-    head_dim, rotary = config.head_dim, config.rotary_dim
-    pairs = rotary // 2
+    head_dim, pairs = config.head_dim, config.pairs
     gaussian_q = rng.standard_normal((vectors, head_dim))
     gaussian_k = rng.standard_normal((vectors, head_dim))
     sets = []
@@ -76,7 +80,12 @@ def measure_logits(impl, config, schedule, dtype: str, bands, seed: int = 0, per
         if hi + 1 >= 2 * window:
             wanted.update(range(hi - window + 1, hi + 1))
     positions = np.array(sorted(wanted), dtype=np.int64)
-    rotated = widen(rotate(positions))
+    try:
+        rotated = widen(rotate(positions))
+    except UsageError as error:
+        if getattr(impl, "user_supplied", True):
+            raise                       # the user's own function failing is the user's to fix
+        return _unmeasured(bands, f"the implementation's apply function fails here: {error}")
     row = {int(p): i for i, p in enumerate(positions)}
     count = vectors
     slices = [slice(0, count), slice(count, 2 * count), slice(2 * count, 3 * count), slice(3 * count, 4 * count)]
@@ -129,3 +138,11 @@ def measure_logits(impl, config, schedule, dtype: str, bands, seed: int = 0, per
                        "farthest_pair": "s = 0", "vectors": vectors, "seed": seed,
                        "q_k": "standard normal entries (and scaled to unit length), rounded to the dtype",
                        "shift_window": window}}
+
+
+def _unmeasured(bands, reason: str) -> dict:
+    """No logits: every band's values None, and why (the report says it instead of a number)."""
+    nothing = [None] * len(bands)
+    return {"logit_error": nothing, "logit_error_unit": list(nothing),
+            "shift_violation": list(nothing), "positions": [], "position_error": [],
+            "method": {"not_measured": reason}}

@@ -9,7 +9,8 @@ from __future__ import annotations
 import ml_dtypes
 import numpy as np
 
-from symrope.audit._dtypes import widen
+from symrope.audit._dtypes import (_BF16_DROPPED_BITS, _BF16_EXPONENT_SHIFT, _MAGNITUDE,
+                                   _bf16_rounded_magnitude, round_to, widen)
 from symrope.audit._models import numpy_dtype
 from symrope.audit._reference import BLOCK_ROWS, row_blocks
 
@@ -25,42 +26,7 @@ def machine_epsilon(dtype: str | np.dtype | type) -> float:
     return float(ml_dtypes.finfo(numpy_dtype(dtype)).eps)
 
 
-_BF16_DROPPED_BITS = 52 - 7       # float64 fraction bits that bf16 does not keep
-_BF16_EXPONENT_SHIFT = np.int64((1023 - 127) << 7)   # float64 vs bf16 exponent bias, in bf16 ulps
-_MAGNITUDE = np.int64(0x7FFF_FFFF_FFFF_FFFF)
 _SIGNED_OF_SIZE = {2: np.int16, 4: np.int32, 8: np.int64}
-
-
-def _bf16_rounded_magnitude(wide: np.ndarray) -> np.ndarray:
-    """|wide| rounded to bf16's 8 significant bits (ties to even), as float64 bits >> 45."""
-    magnitude = wide.view(np.int64) & _MAGNITUDE
-    lowest_kept = (magnitude >> _BF16_DROPPED_BITS) & 1
-    magnitude += lowest_kept + (np.int64(1) << (_BF16_DROPPED_BITS - 1)) - 1
-    magnitude >>= _BF16_DROPPED_BITS
-    return magnitude
-
-
-def round_to(values: np.ndarray, dtype: str | np.dtype | type) -> np.ndarray:
-    """Correctly round float64 ``values`` to ``dtype`` (round to nearest, ties to even).
-
-    ml_dtypes converts float64 to bfloat16 through float32, which can round twice (a value just
-    above a bf16 tie lands on the tie, then goes to even). bf16 is therefore rounded here on the
-    float64 bit pattern (add half an ulp minus one, plus the kept last bit, then truncate), which
-    is exact for every bf16 normal number; numpy's own float16/float32 casts are already correct.
-
-    Examples
-    ========
-    >>> import numpy as np
-    >>> value = np.array([1 + 2.0**-8 + 2.0**-30])   # just above the bf16 tie 1 + 2**-8
-    >>> float(round_to(value, "bf16")[0]) == 1 + 2.0**-7
-    True
-    """
-    dtype = numpy_dtype(dtype)
-    values = np.ascontiguousarray(values, dtype=np.float64)
-    if dtype.name != "bfloat16":
-        return values.astype(dtype)
-    bits = _bf16_rounded_magnitude(values) << _BF16_DROPPED_BITS
-    return np.copysign(bits.view(np.float64), values).astype(dtype)
 
 
 def ordinal(values: np.ndarray) -> np.ndarray:

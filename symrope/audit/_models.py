@@ -1,12 +1,15 @@
 """Built-in models of real frameworks' RoPE code paths, faithful in operation order and dtype.
 
-Each model returns the per-pair table ``(cos, sin)`` -- shape ``(n, rotary_dim // 2)`` -- that the
+Each model returns the per-pair table ``(cos, sin)`` -- shape ``(n, config.pairs)`` -- that the
 modelled code produces for integer positions, in the dtype that code returns, including the
-attention factor where the code multiplies it in. The elementwise transcendental step (cos/sin
-of a float32 angle) is evaluated in float64 and rounded once to float32: a correctly rounded
-float32 ``cos`` (torch's SLEEF kernels are within 1 ulp of it). Everything else -- which value is
-rounded to which dtype, in which order -- follows the modelled code exactly; those roundings are
-what the audit measures. Numbers that only exist in bf16 or fp16 use ``ml_dtypes``.
+attention factor where the code multiplies it in. The transcendental steps are correctly
+rounded: ``inv_freq``'s pow (:mod:`symrope.schedules`, exact then rounded once) and the cos/sin of
+a float32 angle (evaluated in float64, whose numpy cos/sin do not depend on the SIMD code path,
+and rounded once to float32). Torch's own kernels (SLEEF) are within 1 ulp of both; nothing here
+goes through numpy's vectorised float32 pow/exp/log, whose last bit differs between AVX-512 and
+baseline CPUs. Everything else -- which value is rounded to which dtype, in which order --
+follows the modelled code exactly; those roundings are what the audit measures. Numbers that
+only exist in bf16 or fp16 use ``ml_dtypes``.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from typing import Callable
 import ml_dtypes
 import numpy as np
 
-from symrope.audit._dtypes import DTYPES, dtype_name
+from symrope.audit._dtypes import DTYPES, dtype_name, round_to
 from symrope.audit._reference import check_positions
 from symrope.errors import InternalError, UsageError
 from symrope.schedules import RopeConfig, attention_factor, inv_freq
@@ -111,14 +114,14 @@ class ImplModel:
         Returns
         =======
 
-        (cos, sin) : two numpy arrays of shape ``(n, config.rotary_dim // 2)``
+        (cos, sin) : two numpy arrays of shape ``(n, config.pairs)``
         """
         if not isinstance(config, RopeConfig):
             raise UsageError(f"expected a RopeConfig, got {type(config).__name__}")
         positions = validate_positions(positions)
         name = dtype_name(self.default_dtype if dtype is None else dtype)
         cos, sin = self._compute(positions, config, name, seq_len)
-        expected = (positions.shape[0], config.rotary_dim // 2)
+        expected = (positions.shape[0], config.pairs)
         if cos.shape != expected or sin.shape != expected:  # pragma: no cover - our own bug
             raise InternalError(f"model {self.name} returned {cos.shape}, expected {expected}")
         return cos, sin
@@ -187,6 +190,10 @@ def _scale(values: np.ndarray, factor: float) -> np.ndarray:
 
 
 def _cast(values: np.ndarray, dtype: str) -> np.ndarray:
+    """``values`` cast to ``dtype`` with one correct rounding (float64 to bf16 included, which
+    ml_dtypes may round twice on some CPUs)."""
+    if values.dtype == np.float64:
+        return round_to(values, dtype)
     return values.astype(DTYPES[dtype])
 
 
@@ -248,11 +255,11 @@ def _neox(positions, config, dtype, seq_len):
     # einsum in fp16, emb.cos() in fp16. The whole table lives in the model dtype.
     narrow = DTYPES[dtype]
     omega = inv_freq(config, "float32", seq_len).astype(narrow)
-    with np.errstate(over="ignore"):
-        t = positions.astype(np.float64).astype(narrow)
+    with np.errstate(over="ignore"):   # one correct rounding each (ml_dtypes may round twice)
+        t = round_to(positions.astype(np.float64), dtype)
     exact_product = t.astype(np.float64)[:, None] * omega.astype(np.float64)[None, :]
     with np.errstate(invalid="ignore", over="ignore"):
-        angle = exact_product.astype(narrow)
+        angle = round_to(exact_product, dtype)
         if dtype == "fp64":
             cos, sin = np.cos(angle), np.sin(angle)
         else:
@@ -293,8 +300,9 @@ _register(ImplModel(
     name="hf",
     summary="model of HF transformers' rotary embedding today: fp32 inv_freq and angle, cos/sin x "
             "attention factor in fp32, cast to the model dtype. Approximation of the real class "
-            "(--impl hf-transformers): the same float32 angle bit for bit, cos/sin correctly "
-            "rounded where torch's kernel may differ by 1 ulp",
+            "(--impl hf-transformers): inv_freq and cos/sin correctly rounded to float32, where "
+            "torch's pow and cos kernels may each differ by 1 ulp (the angle then by p ulps of "
+            "omega at most)",
     default_dtype="bf16",
     explanation="The angle p*omega is formed in float32 from a float32 omega and a float32 "
                 "position: its rounding error grows like p*2^-24 (about 1e-2 rad at 128K, "
@@ -324,8 +332,8 @@ _register(ImplModel(
     name="meta",
     summary="model of Meta's llama reference: precompute_freqs_cis, torch.polar of outer(t, "
             "freqs) in fp32 (complex64 table, kept in fp32). Approximation: llama-models is not "
-            "installed; torchtune's RotaryPositionalEmbeddings (--impl torchtune) computes the same "
-            "float32 angle bit for bit",
+            "installed; torchtune's RotaryPositionalEmbeddings (--impl torchtune) forms the same "
+            "float32 angle from freqs within 1 ulp of these (torch's pow)",
     default_dtype="bf16",
     explanation="The same float32 angle fl32(fl32(p)*fl32(omega)) as transformers, so the same "
                 "phase noise growing like p*2^-24; the table stays complex64, so there is no "

@@ -11,8 +11,10 @@ turn a missing package into a one-line ``UsageError`` naming the pip extra.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
+import threading
 
 import numpy as np
 
@@ -38,6 +40,44 @@ def import_library(module: str, what: str):
     except Exception as error:  # noqa: BLE001 - a broken install (e.g. a mismatched dependency)
         raise UsageError(f"--impl {what}: importing {module} failed ({type(error).__name__}: "
                          f"{_first_line(error)}): pip install '{EXTRA}'") from None
+
+
+_ONE_THREAD_LOCK = threading.Lock()
+_one_thread_users = [0, None]     # how many calls are inside, torch's thread count before them
+
+
+@contextlib.contextmanager
+def library_call(torch):
+    """``torch.no_grad()`` on one intra-op thread, for every call into a library's code.
+
+    The audit already runs the table beside its own threads (the reference, the fold); torch's
+    own pool of threads would spin against them (2-3x the CPU for the same table on two cores).
+    The thread count is restored when the last concurrent call leaves.
+    """
+    with _ONE_THREAD_LOCK:
+        if _one_thread_users[0] == 0:
+            _one_thread_users[1] = torch.get_num_threads()
+            torch.set_num_threads(1)
+        _one_thread_users[0] += 1
+    try:
+        with torch.no_grad():
+            yield
+    finally:
+        with _ONE_THREAD_LOCK:
+            _one_thread_users[0] -= 1
+            if _one_thread_users[0] == 0:
+                torch.set_num_threads(_one_thread_users[1])
+
+
+def tensor_to_numpy(torch, tensor) -> np.ndarray:
+    """A CPU tensor as numpy in its own dtype; bf16 by viewing its bits as ``ml_dtypes.bfloat16``
+    (exact, no conversion pass)."""
+    tensor = tensor.detach().cpu().contiguous()
+    if tensor.dtype == torch.bfloat16:
+        import ml_dtypes
+
+        return tensor.view(torch.int16).numpy().view(ml_dtypes.bfloat16)
+    return tensor.numpy()
 
 
 def _first_line(error: BaseException) -> str:
@@ -70,14 +110,21 @@ class RealImpl:
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name}>"
 
+    @classmethod
+    def cannot_express(cls, config: RopeConfig) -> str | None:
+        """Why the library cannot express ``config`` (None: it can), before anything is imported."""
+        if cls.rope_types is not None and config.rope_type not in cls.rope_types:
+            return f"{cls.name} has {', '.join(cls.rope_types)} RoPE only, not {config.rope_type!r}"
+        if not cls.partial_rotary and config.rotary_dim != config.head_dim:
+            return (f"{cls.name} rotates the whole head: partial rotary (rotary_dim "
+                    f"{config.rotary_dim} of {config.head_dim}) is not expressible")
+        return None
+
     def _check_expressible(self, config: RopeConfig) -> None:
         """UsageError when the library cannot express ``config`` (before anything is imported)."""
-        if self.rope_types is not None and config.rope_type not in self.rope_types:
-            raise UsageError(f"{self.name} has {', '.join(self.rope_types)} RoPE only, not "
-                             f"{config.rope_type!r}")
-        if not self.partial_rotary and config.rotary_dim != config.head_dim:
-            raise UsageError(f"{self.name} rotates the whole head: partial rotary (rotary_dim "
-                             f"{config.rotary_dim} of {config.head_dim}) is not expressible")
+        reason = self.cannot_express(config)
+        if reason is not None:
+            raise UsageError(reason)
 
     def explanation(self, dtype: str) -> str:  # overridden per library
         return ""
@@ -104,7 +151,7 @@ class RealImpl:
         name = dtype_name(self.default_dtype if dtype is None else dtype)
         torch_dtype = getattr(torch, TORCH_DTYPE_NAMES[name])
         parts = []
-        with torch.no_grad():
+        with library_call(torch):
             for start in range(0, positions.shape[0], _CHUNK):
                 chunk = torch.from_numpy(np.ascontiguousarray(x[start:start + _CHUNK], dtype=np.float64))
                 rotated = self._rotate(chunk.to(torch_dtype), positions[start:start + _CHUNK])
@@ -145,6 +192,14 @@ def _builders():
 REAL_IMPLS = ("torchtune", "rotary-embedding-torch", "rotary-embedding-torch-xpos", "keras-hub", "timm")
 
 
+def cannot_express(name: str, rope_config: RopeConfig) -> str | None:
+    """Why the real library ``name`` cannot express ``rope_config`` (None: it can)."""
+    builders = _builders()
+    if name not in builders:
+        raise UsageError(f"unknown real implementation {name!r} (one of: {', '.join(builders)})")
+    return builders[name].cannot_express(rope_config)
+
+
 def real_impl(name: str, rope_config: RopeConfig) -> RealImpl:
     """The real library ``name`` set up for ``rope_config`` (UsageError if it cannot express it)."""
     builders = _builders()
@@ -159,7 +214,7 @@ def rotate_with_table(table_fn, x: np.ndarray, positions, dtype: str, pairing: s
     The stand-in for an apply function where an implementation only gives a table (the built-in
     models): the rotation itself is exact, so the logits measure the table's error alone.
     """
-    from symrope.audit._dtypes import DTYPES, rounded, widen
+    from symrope.audit._dtypes import round_to, rounded, widen
 
     cos, sin = (widen(part) for part in table_fn(positions))
     pairs = cos.shape[1]
@@ -172,4 +227,4 @@ def rotate_with_table(table_fn, x: np.ndarray, positions, dtype: str, pairing: s
     a, b = narrow[..., first], narrow[..., second]
     out[..., first] = a * cos[:, None, :] - b * sin[:, None, :]
     out[..., second] = b * cos[:, None, :] + a * sin[:, None, :]
-    return out.astype(DTYPES[dtype])
+    return round_to(out, dtype)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from symrope.audit._dtypes import widen
-from symrope.audit._real import RealImpl, import_library
+from symrope.audit._real import RealImpl, import_library, library_call
 from symrope.errors import UsageError
 from symrope.schedules import RopeConfig
 
@@ -192,7 +192,7 @@ class RotaryEmbeddingTorchXposImpl(RotaryEmbeddingTorchImpl):
             q = torch.zeros(1, self.length, self.rope_config.head_dim,
                             dtype=getattr(torch, TORCH_DTYPE_NAMES[name]))
             q[..., first] = 1
-            with torch.no_grad():
+            with library_call(torch):
                 rotated_q, _ = self._module(name).rotate_queries_and_keys(q, q.clone())
             rotated = _to_numpy(rotated_q[0], self.name, "the rotated q")
             rotated = widen(rotated)

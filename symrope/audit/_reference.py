@@ -18,6 +18,7 @@ high part are corrected to first order in the low part.
 
 from __future__ import annotations
 
+import math
 import threading
 from dataclasses import dataclass
 
@@ -155,8 +156,9 @@ class Reference:
         self.precision_bits = int(precision_bits)
         with mpmath.workprec(_WORKING_PREC):
             self.omegas = [mpmath.mpf(omega) for omega in omegas]
-            if any(not mpmath.isfinite(o) or o <= 0 for o in self.omegas):
-                raise UsageError("every rotary frequency must be finite and positive")
+            # 0 is a frequency (proportional RoPE's pairs beyond its rotated fraction): cos 1, sin 0
+            if any(not mpmath.isfinite(o) or o < 0 for o in self.omegas):
+                raise UsageError("every rotary frequency must be finite and >= 0")
             two_pi = 2 * mpmath.pi
             whole_bits, next_bits = [], []
             for omega in self.omegas:
@@ -329,5 +331,8 @@ def certification_sample(max_position: int, count: int = 24, seed: int = 0) -> n
     rng = np.random.default_rng(seed)
     top = max(int(max_position), 1)
     fixed = [0, 1, top, max(top - 1, 0), 2**40, 2**40 - 1, 2**40 - 7919]
-    randoms = np.exp(rng.uniform(0, np.log(top + 1), size=max(count - len(fixed), 0))).astype(np.int64)
+    # math.exp per value, not numpy's vectorised exp: its last bit depends on the SIMD path, and
+    # the truncation to an integer would pass that on to the sample
+    logs = rng.uniform(0, math.log(top + 1), size=max(count - len(fixed), 0))
+    randoms = np.array([int(math.exp(v)) for v in logs], dtype=np.int64)
     return np.unique(np.concatenate([np.array(fixed, dtype=np.int64), randoms]))

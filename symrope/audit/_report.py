@@ -10,7 +10,7 @@ from symrope.audit._results import AuditResult
 from symrope.audit._reference import REFERENCE_TOLERANCE, Certificate
 
 #: Bumped whenever a key of the JSON document changes meaning or disappears.
-SCHEMA = "symrope.audit/2"
+SCHEMA = "symrope.audit/3"   # 3: non-finite numbers are null + a "<key>_nonfinite" companion
 
 _COLUMNS = (  # (header, BandSummary attribute, format)
     ("max|err|", "max_abs_error", "{:.2e}"),
@@ -47,6 +47,7 @@ class AuditReport:
     compared: list[AuditResult] = field(default_factory=list)
     fix: AuditResult | None = None
     fix_note: str | None = None   # why no fix is shown, when one exists but was not suggested
+    notes: list[str] = field(default_factory=list)   # what was audited instead of what was asked
 
     # --- JSON -----------------------------------------------------------------------------------
     def to_json(self) -> dict:
@@ -76,6 +77,7 @@ class AuditReport:
         else:
             document["fix"] = None
         document["fix_note"] = self.fix_note
+        document["notes"] = list(self.notes)
         document["columns"] = dict(COLUMN_MEANINGS)
         document["versions"] = {"symrope": __version__, "python": platform.python_version(),
                                 "numpy": numpy.__version__, "mpmath": mpmath.__version__,
@@ -89,6 +91,8 @@ class AuditReport:
         lines = [f"symrope audit: {primary.impl} ({primary.dtype}) -- {primary.config}"]
         if primary.summary:
             lines += textwrap.wrap(primary.summary, 96, initial_indent="  ", subsequent_indent="  ")
+        for note in self.notes:
+            lines += textwrap.wrap("note: " + note, 96, initial_indent="  ", subsequent_indent="    ")
         cert = self.certificate
         lines.append(f"positions 0..{primary.max_position}" if primary.positions == primary.max_position + 1
                      else f"{primary.positions} chosen positions up to {primary.max_position}")
@@ -145,7 +149,12 @@ def summary_lines(result: AuditResult) -> list[str]:
         frequency = "frequency error (fitted omega_eff/omega - 1): not resolved above the phase noise"
     else:
         frequency = f"frequency error (fitted omega_eff/omega - 1): {result.frequency_error:.2e} (largest pair)"
-    return [frequency, safe_context_line(result), *output_mismatch_lines(result)]
+    lines = [frequency, safe_context_line(result), *output_mismatch_lines(result)]
+    reason = (result.logits or {}).get("not_measured")
+    if reason:
+        lines += textwrap.wrap(f"logits (shift, logit err) not measured: {reason}", 96,
+                               subsequent_indent="  ")
+    return lines
 
 
 def output_mismatch_lines(result: AuditResult) -> list[str]:
@@ -209,8 +218,10 @@ def fix_lines(before: AuditResult, after: AuditResult) -> list[str]:
         if entry["before"] != entry["before"]:   # NaN: not measured
             continue
         ratio = entry["ratio"]
-        verdict = "" if not ratio else (f" ({ratio:.3g}x smaller)" if ratio > 1 else
-                                        " (unchanged)" if ratio == 1 else f" ({1 / ratio:.3g}x larger)")
+        verdict = "" if not ratio else (" (unchanged)" if ratio == 1 else
+                                        " (about the same)" if "1" in (f"{ratio:.3g}", f"{1 / ratio:.3g}")
+                                        else f" ({ratio:.3g}x smaller)" if ratio > 1
+                                        else f" ({1 / ratio:.3g}x larger)")
         lines.append(f"  {label:<21} {entry['before']:.2e} -> {entry['after']:.2e}{verdict}")
     lines.append(f"  {'safe context':<21} {before.safe_context} -> {after.safe_context}"
                  + (" (lower bound)" if after.safe_context_is_lower_bound else ""))

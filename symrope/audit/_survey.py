@@ -12,7 +12,11 @@ at most the first sampled failure.
 
 Rows run in a process pool (all cores; one implementation's three dtypes per task, so each
 library is imported once per task). Each row has its own progress bar on stderr, advanced per
-audited chunk from the worker process that runs it (through a manager queue the parent drains).
+audited chunk from the worker process that runs it (through a manager queue the parent drains);
+a bar stops (its clock with it) when its row finishes, and a row not run says "skipped" instead
+of a rate. What the libraries print while they are imported and run (torchao's warning when
+torchtune imports it, Python warnings) is collected in the worker, kept out of the bars, and
+returned with the rows (``library_warnings``) for the command to print once.
 The command line (``symrope survey``) is :mod:`symrope.cli._survey`.
 """
 
@@ -70,8 +74,22 @@ def _survey_impl(name: str, config: RopeConfig, positions: np.ndarray, tolerance
     """One implementation's rows (runs in a worker process).
 
     ``report(name, dtype, count)``, if given, is told how many positions of the row
-    ``(name, dtype)`` were just audited; ``count = None`` says the row is finished.
+    ``(name, dtype)`` were just audited; ``count = None`` says the row is finished,
+    ``count = SKIPPED`` that it is not run. What the libraries print or warn meanwhile is
+    collected (never on stderr, where the bars are) and returned in the first row's
+    ``library_warnings``.
     """
+    with _LibraryOutput() as library:
+        rows = _survey_rows(name, config, positions, tolerance, seed, report)
+    if library.lines:
+        rows[0]["library_warnings"] = library.lines
+    return rows
+
+
+SKIPPED = "skipped"
+
+
+def _survey_rows(name, config, positions, tolerance, seed, report) -> list[dict]:
     from symrope.audit._driver import audit
     from symrope.audit._results import AuditOptions, exact_schedule
 
@@ -82,12 +100,13 @@ def _survey_impl(name: str, config: RopeConfig, positions: np.ndarray, tolerance
             impl.prepare(int(positions[-1]))
     except UsageError as error:
         for dtype in DTYPES:
-            _tell(report, name, dtype, None)
+            _tell(report, name, dtype, SKIPPED)
         return [{"impl": name, "dtype": dtype, "skipped": str(error)} for dtype in DTYPES]
     schedule = exact_schedule(config)
     rows = []
     for dtype in DTYPES:
         row_started = time.perf_counter()
+        _tell(report, name, dtype, 0)         # the row starts now: its bar's clock with it
         options = AuditOptions(positions=positions, dtype=dtype, tolerance=tolerance, seed=seed,
                                progress=False,
                                on_progress=None if report is None else
@@ -103,6 +122,40 @@ def _survey_impl(name: str, config: RopeConfig, positions: np.ndarray, tolerance
 def _tell(report, name: str, dtype: str, count: int | None) -> None:
     if report is not None:
         report(name, dtype, count)
+
+
+class _LibraryOutput:
+    """Collect, while active, what libraries write to stderr, warn or log (in a worker process
+    or, with one worker, in this one), so that none of it lands between the progress bars."""
+
+    def __enter__(self):
+        import io
+        import logging
+        import warnings
+
+        self.lines: list[str] = []
+        self._stderr = io.StringIO()
+        self._redirect = contextlib.redirect_stderr(self._stderr)
+        self._redirect.__enter__()
+        self._warnings = warnings.catch_warnings(record=True)
+        self._caught = self._warnings.__enter__()
+        warnings.simplefilter("always")
+        self._handler = logging.StreamHandler(self._stderr)
+        self._handler.setLevel(logging.WARNING)
+        self._handler.setFormatter(logging.Formatter("%(name)s: %(message)s"))
+        logging.getLogger().addHandler(self._handler)
+        return self
+
+    def __exit__(self, *exc_info):
+        import logging
+
+        logging.getLogger().removeHandler(self._handler)
+        self._warnings.__exit__(*exc_info)
+        self._redirect.__exit__(*exc_info)
+        found = [f"{w.category.__name__}: {w.message}" for w in self._caught]
+        found += [line.strip() for line in self._stderr.getvalue().splitlines() if line.strip()]
+        self.lines = list(dict.fromkeys(" ".join(line.split()) for line in found))
+        return False
 
 
 class _QueueReport:
@@ -136,12 +189,16 @@ class _RowBars:
         bar = self.bars.get((name, dtype))
         if bar is None:
             return
+        if count == SKIPPED:                  # not run: no rate, no 100%, its own word
+            bar.bar_format = "{desc}: skipped"
+            bar.close()
+            return
         if (name, dtype) not in self.started:
             self.started.add((name, dtype))
             bar.reset(total=bar.total)        # the row's clock starts with its first news
         if count is None:
-            bar.update(bar.total - bar.n)     # finished (a skipped row too)
-            bar.refresh()
+            bar.update(bar.total - bar.n)     # finished: the bar (and its clock) stops here
+            bar.close()
         else:
             bar.update(count)
 

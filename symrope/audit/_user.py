@@ -132,7 +132,7 @@ class UserImpl:
 
     # --- apply functions -----------------------------------------------------------------------
     def _table_from_apply_function(self, positions, config, dtype):
-        pairs = config.rotary_dim // 2
+        pairs = config.pairs
         if self.pairing is None:
             self.pairing = self._detect_pairing(config, dtype)
         first = np.arange(pairs) * 2 if self.pairing == "interleaved" else np.arange(pairs)
@@ -148,7 +148,7 @@ class UserImpl:
         x = np.zeros((1, config.head_dim), dtype=np.float32)
         x[0, 0] = 1.0
         moved = self._apply(x, np.array([1], dtype=np.int64), dtype, config)[0].astype(np.float64)
-        half = config.rotary_dim // 2
+        half = config.pairs
         targets = (np.flatnonzero(np.abs(moved[1:]) > 1e-3) + 1).tolist()
         if targets == [1]:  # also rotate_half when rotary_dim is 2: the two agree there
             return "interleaved"
@@ -271,7 +271,7 @@ def _to_numpy(value, name: str, what: str) -> np.ndarray:
 def _per_pair(table: np.ndarray, n: int, config: RopeConfig, name: str, what: str) -> np.ndarray:
     while table.ndim > 2 and table.shape[0] == 1:
         table = table[0]  # HF returns (batch, seq, dim)
-    pairs = config.rotary_dim // 2
+    pairs = config.pairs
     if table.ndim == 2 and table.shape == (n, pairs):
         return table
     if table.ndim == 2 and table.shape == (n, 2 * pairs):

@@ -12,32 +12,49 @@ the module's ``attention_scaling`` and casts to ``x.dtype`` once. The returned :
     with patch_rotary(model):
         model.generate(...)
 
-What it changes, per module: ``module.forward`` (an instance attribute shadowing the class's).
+What it changes, per module: ``module.forward`` (an instance attribute shadowing the class's)
+and a stack of the patches applied (``module._symrope_rotary_patches``). Patches nest: each
+``undo()`` restores what that patch found, in any order (``p1 = patch_rotary(m); p2 =
+patch_rotary(m); p2.undo()`` leaves ``m`` patched by ``p1``). The patched forward is a plain
+object holding its module and float64 schedule, so a patched model survives ``copy.deepcopy``
+(the copy is patched, with its own state) and ``pickle``.
 The ``inv_freq`` buffer is left as it is (float32, or whatever ``model.to`` made it): the patch
-does not read it, which is also why a ``model.to(torch.bfloat16)`` no longer damages the phase.
-Dynamic and longrope schedules follow the sequence length like transformers' own update.
+reads it only to check which schedule the class uses (Llama's default ignores
+``partial_rotary_factor``), never its values, which is why a ``model.to(torch.bfloat16)`` no longer
+damages the phase. Dynamic and longrope schedules follow the sequence length like transformers'
+own update.
 """
 
 from __future__ import annotations
 
+import uuid
 from typing import Any, Iterable
 
 from symrope.errors import UsageError
 
 __all__ = ["RotaryPatch", "patch_rotary"]
 
+_STACK = "_symrope_rotary_patches"   # per module: the patches applied, bottom first
+
+
+class _Layer:
+    """One patch on one module: its token, and the ``forward`` it found (None: the class's)."""
+
+    def __init__(self, token: str, previous: Any) -> None:
+        self.token, self.previous = token, previous
+
 
 class RotaryPatch:
-    """The modules patched by :func:`patch_rotary`, with ``undo()``; a context manager."""
+    """The modules patched by one :func:`patch_rotary` call, with ``undo()``; a context manager."""
 
-    def __init__(self, modules: Iterable[Any]) -> None:
+    def __init__(self, modules: Iterable[Any], token: str | None = None) -> None:
         self.modules = list(modules)
+        self.token = token or uuid.uuid4().hex
 
     def undo(self) -> None:
-        """Restore every patched module's class ``forward``."""
+        """Take this patch off every module it patched; patches above or below it stay."""
         for module in self.modules:
-            module.__dict__.pop("forward", None)
-            module.__dict__.pop("_symrope_float64_state", None)
+            _take_off(module, self.token)
         self.modules = []
 
     def __enter__(self) -> "RotaryPatch":
@@ -48,6 +65,23 @@ class RotaryPatch:
 
     def __repr__(self) -> str:
         return f"<RotaryPatch of {len(self.modules)} rotary module(s)>"
+
+
+def _take_off(module, token: str) -> None:
+    stack = module.__dict__.get(_STACK, [])
+    index = next((i for i, layer in enumerate(stack) if layer.token == token), None)
+    if index is None:
+        return                                   # already undone
+    layer = stack.pop(index)
+    if index == len(stack):                      # it was on top: what it found comes back
+        if layer.previous is None:
+            module.__dict__.pop("forward", None)
+        else:
+            module.forward = layer.previous
+    else:                                        # the patch above now restores what it found
+        stack[index].previous = layer.previous
+    if not stack:
+        module.__dict__.pop(_STACK, None)
 
 
 def patch_rotary(model: Any) -> RotaryPatch:
@@ -78,18 +112,18 @@ def patch_rotary(model: Any) -> RotaryPatch:
     >>> with patch_rotary(rotary) as patch:                             # doctest: +SKIP
     ...     cos, sin = rotary(torch.zeros(1), torch.tensor([[1_000_000]]))
     """
-    import torch
-
     targets = [module for module in _modules(model)
                if type(module).__name__.endswith("RotaryEmbedding") and hasattr(module, "config")
                and any(name.endswith("inv_freq") for name, _ in module.named_buffers())]
     if not targets:
         raise UsageError(f"{type(model).__name__} holds no transformers *RotaryEmbedding module to patch")
-    states = [(module, _State(module, torch)) for module in targets]   # all checked before any patch
+    states = [(module, _State(module)) for module in targets]   # all checked before any patch
+    patch = RotaryPatch(targets)
     for module, state in states:
-        module._symrope_float64_state = state
-        module.forward = _float64_forward(module, state, torch)
-    return RotaryPatch(targets)
+        stack = module.__dict__.setdefault(_STACK, [])
+        stack.append(_Layer(patch.token, module.__dict__.get("forward")))
+        module.forward = _Float64Forward(module, state)
+    return patch
 
 
 def _modules(model):
@@ -97,16 +131,28 @@ def _modules(model):
 
 
 class _State:
-    """A module's schedule in float64, and the sequence length its dynamic update has reached."""
+    """A module's schedule in float64, and the sequence length its dynamic update has reached.
 
-    def __init__(self, module, torch):
-        from symrope.audit._hf import rope_config_of
+    It holds no module objects (torch is imported where it is used), so it copies and pickles.
+    """
 
-        self.torch = torch
+    def __init__(self, module):
+        import torch
+
+        from symrope.audit._hf import _inv_freq_buffer, rope_config_of
+
         self.layer_types = getattr(module, "layer_types", None)
         self.configs = {}
         for layer_type in (self.layer_types or [None]):
-            self.configs[layer_type] = rope_config_of(module.config, layer_type)
+            name = f"{layer_type}_inv_freq" if layer_type else "inv_freq"
+            stored = dict(module.named_buffers()).get(name)
+            # the buffer tells which schedule the class uses (not its values: model.to(bf16)
+            # may have rounded them, the reason for this patch)
+            tolerance = 4e-6 if stored is None or stored.dtype in (torch.float32, torch.float64) \
+                else 4 * torch.finfo(stored.dtype).eps
+            self.configs[layer_type], _ = rope_config_of(
+                module.config, layer_type, _inv_freq_buffer(module, layer_type),
+                type(module).__name__, tolerance)
         self.original = getattr(module, "original_max_seq_len", None) or \
             module.config.max_position_embeddings
         self.cached = self.original
@@ -115,12 +161,14 @@ class _State:
             self._omega(layer_type, None)   # fails now, before patching, if it cannot be evaluated
 
     def _omega(self, layer_type, seq_len):
+        import torch
+
         from symrope.schedules import inv_freq
 
         key = (layer_type, seq_len)
         if key not in self.omegas:
             values = inv_freq(self.configs[layer_type], "float64", seq_len)
-            self.omegas[key] = self.torch.tensor(values, dtype=self.torch.float64)
+            self.omegas[key] = torch.tensor(values, dtype=torch.float64)
         return self.omegas[key]
 
     def omega(self, position_ids, layer_type):
@@ -141,9 +189,18 @@ class _State:
 _TWO_PI = 6.283185307179586
 
 
-def _float64_forward(module, state, torch):
-    def forward(x, position_ids, layer_type=None):
-        omega = state.omega(position_ids, layer_type).to(x.device)
+class _Float64Forward:
+    """The patched ``forward`` of one module: an object (not a closure), so that a deep copy of
+    the module gets its own (bound to the copy) and pickle can store it."""
+
+    def __init__(self, module, state: _State) -> None:
+        self.module, self.state = module, state
+
+    def __call__(self, x, position_ids, layer_type=None):
+        import torch
+
+        module = self.module
+        omega = self.state.omega(position_ids, layer_type).to(x.device)
         angle = position_ids[..., None].to(torch.float64) * omega
         if x.dtype in (torch.bfloat16, torch.float16):
             # For a bf16/fp16 table the float64 angle is reduced to [-pi, pi] in float64 (error
@@ -158,5 +215,3 @@ def _float64_forward(module, state, torch):
             scaling = module.attention_scaling[layer_type]
         scaling = 1.0 if scaling is None else float(scaling)
         return (emb.cos() * scaling).to(x.dtype), (emb.sin() * scaling).to(x.dtype)
-
-    return forward

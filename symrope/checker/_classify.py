@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import sympy as sp
 
+from symrope.checker._report import show
+
 __all__ = ["classify_block", "summarise"]
 
 
@@ -106,8 +108,8 @@ def summarise(behaviours: list[dict]) -> dict:
     for b in behaviours:
         item = {"indices": b["indices"]}
         if b["kind"] != "zero":
-            item.update({"eigenvalue": sp.sstr(b["eigenvalue"]), "rate": sp.sstr(b["rate"]),
-                         "frequency": sp.sstr(b["frequency"]), "jordan_chains": b["chains"],
+            item.update({"eigenvalue": show(b["eigenvalue"]), "rate": show(b["rate"]),
+                         "frequency": show(b["frequency"]), "jordan_chains": b["chains"],
                          "normal": b["normal"]})
         else:
             item["count"] = b["count"]

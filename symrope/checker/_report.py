@@ -9,7 +9,7 @@ import sympy as sp
 from symrope._cliutil import VERDICT_EXIT_CODES as EXIT_CODES
 from symrope.engine import PROVED, REFUTED, UNDECIDED
 
-__all__ = ["AssumptionResult", "CheckReport", "ASSUMPTIONS", "EXIT_CODES"]
+__all__ = ["AssumptionResult", "CheckReport", "ASSUMPTIONS", "EXIT_CODES", "Shown", "show"]
 
 ASSUMPTIONS = ("linearity", "translation_invariance", "identity_at_zero", "continuity")
 _TITLES = {"linearity": "linearity", "translation_invariance": "translation invariance",
@@ -155,8 +155,27 @@ def _generator_lines(generator: dict) -> list[str]:
     return lines
 
 
-def show(value) -> str:
-    """Exact values as short strings (matrices as nested lists)."""
+class Shown(str):
+    """The short string of an exact value that also carries the value itself (``.exact``).
+
+    A report is JSON (the string is what ``--json`` prints), and readers in the same process
+    (the LaTeX renderer, the lift's float replay) take ``.exact`` instead of parsing the string
+    back: text is never turned into an expression (``sympify`` of a string evaluates Python).
+    """
+
+    __slots__ = ("exact",)
+
+    def __new__(cls, text: str, exact):
+        shown = super().__new__(cls, text)
+        shown.exact = exact
+        return shown
+
+    def __reduce__(self):
+        return Shown, (str(self), self.exact)
+
+
+def show(value) -> Shown:
+    """Exact values as short strings (matrices as nested lists), carrying the value."""
     if isinstance(value, sp.MatrixBase):
-        return sp.sstr(value.tolist())
-    return sp.sstr(value)
+        return Shown(sp.sstr(value.tolist()), value)
+    return Shown(sp.sstr(value), value)

@@ -4,11 +4,9 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 
-from symrope.cli._common import ArgumentParser
+from symrope.cli._common import ArgumentParser, output_directory
 from symrope.cli._theorems import add_names, add_param, build_theorem, theorem_tasks
-from symrope.errors import UsageError
 
 __all__ = ["export_main"]
 
@@ -28,11 +26,8 @@ def export_main(argv: list[str]) -> int:
     add_param(parser, example="d=8")
     # intermixed: "export coq --out DIR NAME" works too (plain parse_args stops at the option)
     args = parser.parse_intermixed_args(argv)
-    out = Path(args.out)
-    if out.exists() and not out.is_dir():
-        raise UsageError(f"--out {args.out} exists and is not a directory")
     tasks = theorem_tasks(args.names, args.param)
-    out.mkdir(parents=True, exist_ok=True)
+    out = output_directory(args.out)
     for builder, params in tasks:
         export = export_theorem(build_theorem(builder, params))
         path = out / f"{export.module}.v"

@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import time
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 from symrope._cliutil import exit_code
-from symrope.cli._common import ArgumentParser, add_budget, check_budget
+from symrope.cli._common import ArgumentParser, add_budget, check_budget, output_directory
 from symrope.cli._theorems import add_names, add_param, build_theorem, theorem_tasks
-from symrope.errors import UsageError
 
 COMBINED_NAME = "symrope-derivations"
 
@@ -67,10 +65,7 @@ def main(argv: list[str]) -> int:
 
         find_coqc()  # before any proving: a missing coqc is one line and exit code 2
     tasks = theorem_tasks(args.names, args.param)
-    out_dir = Path(args.out)
-    if out_dir.exists() and not out_dir.is_dir():
-        raise UsageError(f"--out {out_dir} exists and is not a directory")
-    out_dir.mkdir(parents=True, exist_ok=True)
+    out_dir = output_directory(args.out)
 
     reports = [build_theorem(builder, params).prove(budget=args.budget)
                for builder, params in tasks]

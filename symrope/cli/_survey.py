@@ -7,6 +7,7 @@ what sampling can miss); this module reads the options and prints the table or J
 from __future__ import annotations
 
 import os
+import sys
 import time
 
 import numpy as np
@@ -15,7 +16,8 @@ from symrope.audit._models import MODELS
 from symrope.audit._results import DEFAULT_TOLERANCE
 from symrope.audit._survey import (_EXPLAINING_MODELS, DENSE, PER_BAND, SURVEYED, TAIL, _plot,
                                    sample_positions, survey, table)
-from symrope.cli._common import ArgumentParser, dump_json
+from symrope._parse import integer_option, real_option
+from symrope.cli._common import ArgumentParser, dump_json, output_file
 from symrope.errors import UsageError
 from symrope.schedules import RopeConfig
 
@@ -30,19 +32,25 @@ def _parser() -> ArgumentParser:
                     "and 1M positions, the logit error, the dominant cause and the fix. Positions "
                     f"are sampled: all below {DENSE}, then per band its last {TAIL} and {PER_BAND} "
                     "seeded random ones.")
-    parser.add_argument("--max-position", type=int, default=2**20 - 1, metavar="N",
+    parser.add_argument("--max-position", type=integer_option("--max-position", 0), default=2**20 - 1,
+                        metavar="N",
                         help="last position surveyed (default 1048575)")
-    parser.add_argument("--head-dim", type=int, default=128, metavar="N", help="head dimension (128)")
-    parser.add_argument("--theta", type=float, default=500000.0, metavar="T",
+    parser.add_argument("--head-dim", type=integer_option("--head-dim", 1), default=128, metavar="N",
+                        help="head dimension (128)")
+    parser.add_argument("--theta", type=real_option("--theta", positive=True), default=500000.0,
+                        metavar="T",
                         help="rope_theta (default 500000; plain RoPE, which every library expresses)")
     parser.add_argument("--impls", metavar="A,B", help=f"comma-separated (default: {', '.join(SURVEYED)})")
     parser.add_argument("--with-models", action="store_true",
                         help=f"add the built-in explanatory models ({', '.join(_EXPLAINING_MODELS)})")
-    parser.add_argument("--tolerance", type=float, default=DEFAULT_TOLERANCE, metavar="T",
+    parser.add_argument("--tolerance", type=real_option("--tolerance", positive=True),
+                        default=DEFAULT_TOLERANCE, metavar="T",
                         help="absolute cos/sin error allowed inside the safe context (default 2^-8)")
-    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, metavar="N",
+    parser.add_argument("--workers", type=integer_option("--workers", 1), default=os.cpu_count() or 1,
+                        metavar="N",
                         help="processes (default: every core)")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=integer_option("--seed", 0), default=0,
+                        help="seed of the sampled positions (default 0)")
     parser.add_argument("--json", action="store_true", help="print one JSON document instead of the table")
     parser.add_argument("--plot", metavar="FILE", help="write one PNG: max |err| against position, every row")
     return parser
@@ -58,6 +66,8 @@ def main(argv: list[str]) -> int:
         raise UsageError(f"--tolerance must be a positive number, got {args.tolerance!r}")
     if args.workers < 1:
         raise UsageError(f"--workers must be at least 1, got {args.workers}")
+    if args.plot:
+        output_file(args.plot, "--plot")
     names = [n.strip() for n in args.impls.split(",")] if args.impls else list(SURVEYED)
     if args.with_models:
         names += [n for n in _EXPLAINING_MODELS if n not in names]
@@ -67,13 +77,14 @@ def main(argv: list[str]) -> int:
     config = RopeConfig.from_options(head_dim=args.head_dim, theta=args.theta)
     started = time.perf_counter()
     positions = sample_positions(args.max_position, args.seed)   # drawn once: its size is reported
+    # bars on a terminal only (a log or a pipe would keep every frame), never with --json
     rows = survey(names, config, args.max_position, args.tolerance, args.workers, args.seed,
-                  progress=not args.json, positions=positions)
+                  progress=not args.json and sys.stderr.isatty(), positions=positions)
     seconds = time.perf_counter() - started
     if args.plot:
         _plot(rows, args.plot, args.tolerance, config)
     if args.json:
-        dump_json({"schema": "symrope.survey/1", "config": config.describe(),
+        dump_json({"schema": "symrope.survey/2", "config": config.describe(),
                    "tolerance": args.tolerance, "max_position": args.max_position,
                    "sampled_positions": int(positions.size),
                    "sampling": {"dense_below": DENSE, "per_band_random": PER_BAND, "per_band_tail": TAIL},
@@ -84,6 +95,10 @@ def main(argv: list[str]) -> int:
           f"band the last {TAIL} and {PER_BAND} random: a failing fraction f of a band is missed "
           f"with probability <= exp(-{PER_BAND} f)); {seconds:.0f} s on {args.workers} processes")
     print("\n".join(table(rows, args.tolerance)))
+    warned = list(dict.fromkeys(line for row in rows for line in row.get("library_warnings", [])))
+    if warned:   # collected from the workers (kept out of the progress bars), printed once
+        print("warnings while the rows ran (collected from the workers, printed once):")
+        print("\n".join(f"  {line}" for line in warned))
     reasons = {row["impl"]: row["skipped"] for row in rows if "skipped" in row}
     for impl, reason in reasons.items():  # the table cuts reasons short (a missing library's
         # names the pip extra to install); most reasons already start with the impl's name

@@ -8,8 +8,8 @@ import argparse
 
 from symrope.errors import UsageError
 
-__all__ = ["add_names", "add_param", "parse_parameter", "theorem_tasks", "parameters_text",
-           "build_theorem"]
+__all__ = ["add_names", "add_param", "parse_parameter", "parameter_value", "theorem_tasks",
+           "parameters_text", "build_theorem"]
 
 
 def add_names(parser: argparse.ArgumentParser, help_text: str) -> None:
@@ -24,26 +24,52 @@ def add_param(parser: argparse.ArgumentParser, example: str) -> None:
                         help=f"override a parameter of the named theorems, e.g. --param {example}")
 
 
-def parse_parameter(text: str) -> tuple[str, object]:
-    """``NAME=VALUE``: a Python literal (12, 0.4, True, 'x'), a bare word (a symbolic name such as
-    ``theta`` or a kind such as ``repeated``), or a SymPy expression such as ``10**4`` or ``1/2``."""
-    import ast
-
-    import sympy as sp
-
+def parse_parameter(text: str) -> tuple[str, str]:
+    """``NAME=VALUE`` split at the first ``=``: the name and the value's text (read later, by
+    :func:`parameter_value`, once the theorems that take it are known)."""
     name, sep, value = text.partition("=")
     if not sep or not name.isidentifier():
         raise UsageError(f"--param takes NAME=VALUE, got {text!r}")
+    return name, value
+
+
+def parameter_value(name: str, text: str, builders) -> object:
+    """The value of ``--param NAME=TEXT``, read by the one parser (:mod:`symrope._parse`), never
+    evaluated.
+
+    A value is an integer, a decimal, a fraction ``p/q``, ``True``/``False``/``None``, or a
+    name: the parameter's own name as a symbol (``theta=theta``, ``n=n``), or any word for a
+    parameter whose default is a word in one of ``builders`` (a kind such as ``repeated``,
+    which the theorem checks against its list).
+
+    Examples
+    ========
+
+    >>> from symrope.cli._theorems import parameter_value
+    >>> from symrope.theorems import get_theorem
+    >>> rope = [get_theorem("rope_relative")]
+    >>> parameter_value("theta", "1e4", rope), parameter_value("theta", "theta", rope)
+    (Fraction(10000, 1), theta)
+    >>> parameter_value("theta", "__import__('os')", rope)
+    Traceback (most recent call last):
+    ...
+    symrope.errors.UsageError: --param theta: "__import__('os')" is not an integer, a decimal (0.4, 1e4) or a fraction p/q, True, False, None or the symbol 'theta'
+    """
+    from symrope._parse import GRAMMAR, parse_value
+
+    if any(isinstance(b.defaults.get(name), str) for b in builders):
+        return parse_value(text, f"--param {name}", names=None, constants=True)
     try:
-        return name, ast.literal_eval(value)
-    except (ValueError, SyntaxError):
-        pass
-    if value.isidentifier():
-        return name, value
-    try:
-        return name, sp.sympify(value)
-    except (sp.SympifyError, SyntaxError, TypeError):
-        raise UsageError(f"--param {name}: cannot read {value!r} as a number or expression") from None
+        value = parse_value(text, f"--param {name}", names=(name,), constants=True)
+    except UsageError:
+        shown = repr(text if len(text) <= 60 else text[:57] + "...")
+        raise UsageError(f"--param {name}: {shown} is not {GRAMMAR}, True, False, None or the "
+                         f"symbol {name!r}") from None
+    if value == name:   # the symbol itself, made here: a theorem never parses text
+        import sympy as sp
+
+        return sp.Symbol(name)
+    return value
 
 
 def parameters_text(builder) -> str:
@@ -61,14 +87,17 @@ def theorem_tasks(names: list[str], param_texts: list[str]) -> list[tuple[object
     builders = [get_theorem(n) for n in names] if names else list(builtin_theorems().values())
     if not builders:
         raise UsageError("no theorems are registered yet ('symrope list' is empty)")
-    overrides = dict(parse_parameter(p) for p in param_texts)
-    tasks = []
+    texts = dict(parse_parameter(p) for p in param_texts)
     for builder in builders:
-        unknown = set(overrides) - set(builder.defaults)
+        unknown = set(texts) - set(builder.defaults)
         if names and unknown:
             raise UsageError(f"theorem {builder.name} has no parameter(s) "
                              f"{', '.join(sorted(unknown))}; its parameters: "
                              f"{parameters_text(builder)}")
+    overrides = {name: parameter_value(name, text, [b for b in builders if name in b.defaults])
+                 for name, text in texts.items()}
+    tasks = []
+    for builder in builders:
         tasks.append((builder, {k: v for k, v in overrides.items() if k in builder.defaults}))
     return tasks
 

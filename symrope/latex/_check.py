@@ -24,6 +24,7 @@ import re
 import sympy as sp
 
 from symrope.checker import CheckReport
+from symrope.errors import UsageError
 from symrope.latex._derivation import plural, versions
 from symrope.latex._document import write_latex
 from symrope.latex._layout import LINE_EM, chain_layouts, display_layouts, math_width, side_by_side
@@ -47,15 +48,25 @@ _ITEMS_SHOWN = 8         # classification items printed per kind
 
 
 def _parse(text):
-    """An exact SymPy value from the report's string form, or None when it is not one."""
+    """The exact SymPy value a report entry carries, or None when it carries none.
+
+    The checker's strings carry their value (``.exact``); a plain string (a report read back
+    from JSON) is read by the one parser as a number, else shown as text: report text is never
+    evaluated (``sympify`` of a string runs Python).
+    """
     if isinstance(text, (list, tuple)):
         values = [_parse(item) for item in text]
         return None if any(v is None for v in values) else values
+    exact = getattr(text, "exact", None)
+    if exact is not None:
+        return exact
     if not isinstance(text, str):
         return sp.sympify(text) if isinstance(text, (int, float)) else None
+    from symrope._parse import parse_number
+
     try:
-        return sp.sympify(text, rational=True)
-    except (sp.SympifyError, SyntaxError, TypeError, ValueError, AttributeError):
+        return sp.sympify(parse_number(text), strict=True)
+    except UsageError:
         return None
 
 

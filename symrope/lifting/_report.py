@@ -63,6 +63,11 @@ def annotate(report: CheckReport, encoding: LiftedEncoding) -> CheckReport:
     return report
 
 
+def _exact(shown):
+    """The exact value a checker report's string carries (never parsed back from the text)."""
+    return shown.exact
+
+
 def _basis_index(text: str) -> int:
     return int(text.split("_", 1)[1])
 
@@ -76,24 +81,24 @@ def _score(encoding, i, s, j, t) -> float:
 def _replay(encoding, counterexample) -> dict | None:
     i, j = _basis_index(counterexample["x"]), _basis_index(counterexample["y"])
     if "s" in counterexample and "t" in counterexample:
-        s, t = sp.sympify(counterexample["s"]), sp.sympify(counterexample["t"])
+        s, t = _exact(counterexample["s"]), _exact(counterexample["t"])
         s_axes = tuple(s) if isinstance(s, sp.Tuple) else (s,)
         t_axes = tuple(t) if isinstance(t, sp.Tuple) else (t,)
         shifted = tuple(b - a for a, b in zip(s_axes, t_axes))
         zero = tuple(sp.Integer(0) for _ in s_axes)
         here = _score(encoding, i, s_axes, j, t_axes)
         there = _score(encoding, i, zero, j, shifted)
-        exact_here = float(sp.sympify(counterexample["score_at_s_t"]))
-        exact_there = float(sp.sympify(counterexample["score_at_0_t_minus_s"]))
+        exact_here = float(_exact(counterexample["score_at_s_t"]))
+        exact_there = float(_exact(counterexample["score_at_0_t_minus_s"]))
         return {"score_at_s_t": here, "score_at_0_t_minus_s": there,
                 "agrees": _close(here, exact_here) and _close(there, exact_there),
                 "text": f"{here:.12g} at (s, t) but {there:.12g} at (0, t - s) "
                         f"(exact {exact_here:.12g} and {exact_there:.12g})"}
     if "p" in counterexample:
-        p = sp.sympify(counterexample["p"])
+        p = _exact(counterexample["p"])
         axes = tuple(p) if isinstance(p, sp.Tuple) else (p,)
         here = _score(encoding, i, axes, j, axes)
-        exact_here = float(sp.sympify(counterexample["score"]))
+        exact_here = float(_exact(counterexample["score"]))
         return {"score": here, "agrees": _close(here, exact_here),
                 "text": f"query(x, p)^T key(y, p) = {here:.12g} (exact {exact_here:.12g}), "
                         f"x^T y = {int(i == j)}"}

@@ -10,7 +10,8 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING
 
-from symrope.schedules._config import ROPE_TYPES, RopeConfig, llama31_8b
+from symrope.schedules._config import (CONFIG_FIELDS, ROPE_FIELDS, ROPE_TYPES, RopeConfig,
+                                       llama31_8b, validate_hf_config, validate_rope_parameters)
 from symrope.schedules._contexts import CONTEXT_NAMES, ScheduleContext, get_context
 from symrope.schedules._formulas import attention_factor, inv_freq
 
@@ -23,7 +24,9 @@ if TYPE_CHECKING:  # pragma: no cover
                                                  xpos_scales)
 
 __all__ = [
+    "CONFIG_FIELDS",
     "CONTEXT_NAMES",
+    "ROPE_FIELDS",
     "ROPE_TYPES",
     "RopeConfig",
     "ScheduleContext",
@@ -34,6 +37,8 @@ __all__ = [
     "parse_base",
     "parse_dimension",
     "rope_frequencies",
+    "validate_hf_config",
+    "validate_rope_parameters",
     "xpos_scales",
 ]
 

@@ -37,8 +37,30 @@ def parse_dimension(d: int | sp.Integer) -> int:
     except (TypeError, ValueError):
         valid = False
     if not valid or isinstance(d, bool):
-        raise UsageError(f"head dimension d must be an even integer >= 2, got {d!r}")
+        raise UsageError(f"head dimension d must be an even integer >= 2, got {_shown(d)}")
     return int(d)
+
+
+def _shown(value) -> str:
+    return str(value) if isinstance(value, Fraction) else repr(value)
+
+
+def _exact(value, what: str, names: tuple[str, ...] = ()) -> sp.Expr | str:
+    """A config or parameter value as an exact SymPy number; text is read by the one parser
+    (:mod:`symrope._parse`), never by ``sympify``, whose string parser evaluates Python."""
+    from symrope._parse import parse_number
+
+    if isinstance(value, str):
+        value = parse_number(value, what, names)
+        if isinstance(value, str):
+            return value
+    if isinstance(value, bool):
+        raise UsageError(f"{what} must be a number, got {value!r}")
+    try:
+        # strict: only numbers and SymPy objects convert (never through a string)
+        return sp.nsimplify(sp.sympify(value, strict=True))
+    except (sp.SympifyError, TypeError, ValueError):
+        raise UsageError(f"{what} must be a number, got {value!r}") from None
 
 
 def parse_base(theta: int | float | str | Fraction | sp.Expr) -> sp.Expr:
@@ -51,14 +73,17 @@ def parse_base(theta: int | float | str | Fraction | sp.Expr) -> sp.Expr:
     >>> parse_base(10000), parse_base("theta").is_positive
     (10000, True)
     """
-    if str(theta) == "theta":
+    message = f"frequency base theta must be a number > 1 or 'theta', got {_shown(theta)}"
+    if isinstance(theta, sp.Symbol) and theta.name == "theta":
         return sp.Symbol("theta", positive=True)
     try:
-        base = sp.nsimplify(sp.sympify(theta))
-    except (sp.SympifyError, TypeError, ValueError):
-        base = None
-    if base is None or not (base.is_number and base.is_positive and base > 1):
-        raise UsageError(f"frequency base theta must be a number > 1 or 'theta', got {theta!r}")
+        base = _exact(theta, "frequency base theta", names=("theta",))
+    except UsageError:
+        raise UsageError(message) from None
+    if base == "theta":
+        return sp.Symbol("theta", positive=True)
+    if not (base.is_number and base.is_positive and base > 1):
+        raise UsageError(message)
     return base
 
 
@@ -99,7 +124,7 @@ def xpos_scales(d: int, gamma: int | float | str | Fraction | sp.Expr = "2/5") -
     [2/7, 9/14]
     """
     d = parse_dimension(d)
-    gamma = sp.nsimplify(gamma)
+    gamma = _exact(gamma, "xPos gamma")
     if not (gamma.is_number and gamma.is_positive):
         raise UsageError(f"xPos gamma must be a positive number, got {gamma!r}")
     return [(sp.Rational(2 * i, d) + gamma) / (1 + gamma) for i in range(d // 2)]

@@ -12,7 +12,7 @@ from typing import Any
 
 from symrope.errors import UsageError
 
-ROPE_TYPES = ("default", "linear", "dynamic", "yarn", "llama3", "longrope")
+ROPE_TYPES = ("default", "linear", "dynamic", "yarn", "llama3", "longrope", "proportional")
 
 # Older configs spell some types differently; transformers reads them as these.
 _ROPE_TYPE_ALIASES = {"su": "longrope"}
@@ -28,6 +28,7 @@ _REQUIRED_PARAMS = {
     "yarn": (),
     "llama3": ("factor", "low_freq_factor", "high_freq_factor", "original_max_position_embeddings"),
     "longrope": ("short_factor", "long_factor", "original_max_position_embeddings"),
+    "proportional": (),
 }
 
 _DEFAULT_THETA = 10000.0  # transformers' RotaryEmbeddingConfigMixin.default_theta
@@ -46,12 +47,16 @@ class RopeConfig:
     head_dim : int
         The full per-head dimension ``d``.
     rotary_dim : int
-        How many of those channels rotate (``int(head_dim * partial_rotary_factor)``, even);
-        the schedule has ``rotary_dim // 2`` frequencies.
+        How many of those channels rotate (``int(head_dim * partial_rotary_factor)``, as
+        transformers computes it; odd when that product is); the schedule has
+        :attr:`pairs` frequencies, one per ``arange(0, rotary_dim, 2)`` entry. ``proportional``
+        (Gemma 4) spans the whole head: ``rotary_dim`` is ``head_dim`` and its
+        ``partial_rotary_factor`` stays in ``params`` (the pairs beyond it have frequency 0).
     theta : float or sympy.Symbol
         The base ``rope_theta``.
     rope_type : str
-        One of ``default``, ``linear``, ``dynamic``, ``yarn``, ``llama3``, ``longrope``.
+        One of ``default``, ``linear``, ``dynamic``, ``yarn``, ``llama3``, ``longrope``,
+        ``proportional``.
     params : dict
         The scaling parameters (``factor``, ``low_freq_factor``, ``beta_fast``, ...), with
         ``original_max_position_embeddings`` filled in where the formula needs it.
@@ -68,10 +73,12 @@ class RopeConfig:
     (128, 128, 'default')
     >>> RopeConfig.from_options(head_dim=64, theta=10000, partial_rotary_factor=0.5).rotary_dim
     32
+    >>> RopeConfig.from_options(head_dim=100, partial_rotary_factor=0.33).pairs   # as transformers
+    17
     >>> RopeConfig.from_options(head_dim=63)
     Traceback (most recent call last):
     ...
-    symrope.errors.UsageError: head_dim must be a positive even integer, got 63
+    symrope.errors.UsageError: RoPE needs an even rotary dimension: head_dim 63 rotates whole (transformers refuses an odd head_dim above 4 too)
     """
 
     head_dim: int
@@ -93,11 +100,8 @@ class RopeConfig:
         ``partial_rotary_factor`` may sit at the top level or inside the rope dict; a top-level
         ``original_max_position_embeddings`` (Phi-3 style) takes priority, as in transformers.
         """
-        if not isinstance(config, dict):
-            raise UsageError(f"an HF config must be a JSON object, got {type(config).__name__}")
+        validate_hf_config(config)
         rope = config.get("rope_parameters") or config.get("rope_scaling") or {}
-        if not isinstance(rope, dict):
-            raise UsageError(f"rope_scaling must be a JSON object or null, got {rope!r}")
         if any(isinstance(v, dict) for v in rope.values()):
             raise UsageError("per-layer-type rope_parameters (a nested dict) are not supported; "
                              "pass one layer type's dict")
@@ -108,6 +112,10 @@ class RopeConfig:
         params = {k: v for k, v in rope.items() if k not in _NOT_PARAMS}
         max_positions = config.get("max_position_embeddings")
         canonical = _ROPE_TYPE_ALIASES.get(rope_type, rope_type)
+        if canonical == "proportional":   # the encoding spans the head; the factor is a parameter
+            _check_fraction("partial_rotary_factor", partial, zero=True)
+            params["partial_rotary_factor"] = partial
+            partial = 1.0
         if canonical in _NEEDS_ORIGINAL_CONTEXT:
             if config.get("original_max_position_embeddings") is not None:
                 params["original_max_position_embeddings"] = config["original_max_position_embeddings"]
@@ -171,15 +179,18 @@ class RopeConfig:
 
     @property
     def pairs(self) -> int:
-        """The number of rotating pairs, ``rotary_dim // 2``."""
-        return self.rotary_dim // 2
+        """The number of frequencies: ``len(arange(0, rotary_dim, 2))`` (17 for rotary_dim 33,
+        as transformers builds it), ``head_dim // 2`` for ``proportional``."""
+        if self.rope_type == "proportional":
+            return self.head_dim // 2
+        return (self.rotary_dim + 1) // 2
 
     def hf_dict(self) -> dict:
         """An HF config dict that transformers reads back as this schedule (numbers only)."""
         rope_parameters = {"rope_type": self.rope_type, "rope_theta": self.theta, **self.params}
         document: dict[str, Any] = {"head_dim": self.head_dim, "rope_parameters": rope_parameters}
         if self.rotary_dim != self.head_dim:
-            rope_parameters["partial_rotary_factor"] = self.rotary_dim / self.head_dim
+            rope_parameters["partial_rotary_factor"] = _factor_for(self.rotary_dim, self.head_dim)
         if self.max_position_embeddings is not None:
             document["max_position_embeddings"] = self.max_position_embeddings
         return document
@@ -207,6 +218,137 @@ def llama31_8b() -> RopeConfig:
 
 
 # --- validation --------------------------------------------------------------------------------
+#
+# One validation of what symrope reads from an HF config, for every command that reads one
+# (audit, check --impl, lift, diff): each field's type and range, one line naming the field.
+# Values are checked as they are (JSON numbers, lists, strings); a string is never parsed into
+# a number here, let alone evaluated.
+
+#: The top-level fields of an HF config that symrope reads (each checked by validate_hf_config).
+CONFIG_FIELDS = ("head_dim", "hidden_size", "num_attention_heads", "rope_theta",
+                 "partial_rotary_factor", "max_position_embeddings",
+                 "original_max_position_embeddings", "rope_scaling", "rope_parameters")
+
+#: The fields of a ``rope_scaling`` / ``rope_parameters`` dict that symrope reads.
+ROPE_FIELDS = ("rope_type", "type", "rope_theta", "partial_rotary_factor", "factor",
+               "low_freq_factor", "high_freq_factor", "original_max_position_embeddings",
+               "attention_factor", "beta_fast", "beta_slow", "mscale", "mscale_all_dim",
+               "truncate", "short_factor", "long_factor")
+
+_INTEGER_FIELDS = ("head_dim", "hidden_size", "num_attention_heads", "max_position_embeddings",
+                   "original_max_position_embeddings")
+_POSITIVE_FIELDS = ("rope_theta", "factor", "low_freq_factor", "high_freq_factor",
+                    "attention_factor", "beta_fast", "beta_slow")
+_REAL_FIELDS = ("mscale", "mscale_all_dim")     # used by their truth value: 0 switches them off
+_FACTOR_LISTS = ("short_factor", "long_factor")
+
+
+def validate_hf_config(config: Any) -> None:
+    """Check every field of an HF config that symrope reads: one :class:`UsageError` line for
+    the first bad one, naming it. Absent (or ``null``) fields are fine: defaults apply.
+
+    The same check, and so the same message, for ``symrope audit --config``, ``symrope check
+    --impl hf-transformers --config`` (and the lift and diff that read a config) and
+    :meth:`RopeConfig.from_hf`; run it before handing a config to transformers, whose own code
+    fails later, with a traceback, on a string where a number belongs. Nested per-layer-type
+    ``rope_parameters`` (Gemma 3) are checked layer type by layer type.
+
+    Examples
+    ========
+
+    >>> from symrope.schedules import validate_hf_config
+    >>> validate_hf_config({"head_dim": 128, "rope_theta": 500000.0})
+    >>> validate_hf_config({"rope_theta": "1e4"})
+    Traceback (most recent call last):
+    ...
+    symrope.errors.UsageError: rope_theta must be a number, got '1e4'
+    >>> validate_hf_config({"rope_scaling": {"rope_type": "linear", "factor": [2]}})
+    Traceback (most recent call last):
+    ...
+    symrope.errors.UsageError: rope_scaling: factor must be a number, got [2]
+    """
+    if not isinstance(config, dict):
+        raise UsageError(f"an HF config must be a JSON object, got {type(config).__name__}")
+    _validate_fields(config, "")
+    for key in ("rope_scaling", "rope_parameters"):
+        rope = config.get(key)
+        if rope is None:
+            continue
+        if not isinstance(rope, dict):
+            raise UsageError(f"{key} must be a JSON object or null, got {_shown(rope)}")
+        layers = {k: v for k, v in rope.items() if isinstance(v, dict) or v is None}
+        if layers and len(layers) == len(rope):        # per layer type: {"full_attention": {...}}
+            for layer, parameters in layers.items():
+                if parameters is not None:
+                    validate_rope_parameters(parameters, f"{key}[{layer!r}]")
+        else:
+            validate_rope_parameters(rope, key)
+
+
+def validate_rope_parameters(rope: Any, where: str = "rope_scaling") -> None:
+    """Check one ``rope_scaling`` / ``rope_parameters`` dict (see :func:`validate_hf_config`).
+
+    Examples
+    ========
+
+    >>> from symrope.schedules import validate_rope_parameters
+    >>> validate_rope_parameters({"rope_type": "yarn", "factor": 4, "truncate": "no"})
+    Traceback (most recent call last):
+    ...
+    symrope.errors.UsageError: rope_scaling: truncate must be true or false, got 'no'
+    """
+    if not isinstance(rope, dict):
+        raise UsageError(f"{where} must be a JSON object or null, got {_shown(rope)}")
+    for key in ("rope_type", "type"):
+        if key in rope and rope[key] is not None:
+            name = rope[key]
+            if not isinstance(name, str) or _ROPE_TYPE_ALIASES.get(name, name) not in ROPE_TYPES:
+                raise UsageError(f"{where}: unknown rope type {_shown(name)} (one of: "
+                                 f"{', '.join(ROPE_TYPES)})")
+    _validate_fields(rope, f"{where}: ")
+    if rope.get("truncate") is not None and not isinstance(rope["truncate"], bool):
+        raise UsageError(f"{where}: truncate must be true or false, got {_shown(rope['truncate'])}")
+    for key in _FACTOR_LISTS:
+        factors = rope.get(key)
+        if factors is None:
+            continue
+        if not isinstance(factors, (list, tuple)):
+            raise UsageError(f"{where}: {key} must be a list of numbers, got {_shown(factors)}")
+        for value in factors:
+            _check_positive(f"{where}: {key}", value)
+
+
+def _validate_fields(document: dict, prefix: str) -> None:
+    for key in _INTEGER_FIELDS:
+        value = document.get(key)
+        if value is not None and not _is_positive_int(value):
+            raise UsageError(f"{prefix}{key} must be a positive integer, got {_shown(value)}")
+    for key in _POSITIVE_FIELDS:
+        if document.get(key) is not None:
+            _check_positive(f"{prefix}{key}", document[key])
+    for key in _REAL_FIELDS:
+        value = document.get(key)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, numbers.Real)
+                                  or not math.isfinite(value)):
+            raise UsageError(f"{prefix}{key} must be a finite number, got {_shown(value)}")
+    partial = document.get("partial_rotary_factor")
+    if partial is not None:
+        _check_fraction(f"{prefix}partial_rotary_factor", partial, zero=True)   # 0: proportional only
+
+
+def _check_fraction(name: str, value: Any, zero: bool = False) -> None:
+    """A number in (0, 1] (with ``zero``, [0, 1]: proportional RoPE may rotate no pair)."""
+    if (isinstance(value, bool) or not isinstance(value, numbers.Real)
+            or not (0 <= value <= 1 if zero else 0 < value <= 1)):
+        raise UsageError(f"{name} must be a number in {'[0, 1]' if zero else '(0, 1]'}, got "
+                         f"{_shown(value)}")
+
+
+def _shown(value: Any) -> str:
+    """A value for a one-line message: its repr, cut short."""
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
 
 def _head_dim_of(config: dict) -> int:
     head_dim = config.get("head_dim")
@@ -223,20 +365,31 @@ def _head_dim_of(config: dict) -> int:
 
 def _rotary_dim(head_dim: Any, partial_rotary_factor: Any) -> int:
     if not _is_positive_int(head_dim):
-        raise UsageError(f"head_dim must be a positive even integer, got {head_dim!r}")
-    if (not isinstance(partial_rotary_factor, numbers.Real) or isinstance(partial_rotary_factor, bool)
-            or not 0 < partial_rotary_factor <= 1):
-        raise UsageError(f"partial_rotary_factor must be a number in (0, 1], got {partial_rotary_factor!r}")
+        raise UsageError(f"head_dim must be a positive integer, got {_shown(head_dim)}")
+    _check_fraction("partial_rotary_factor", partial_rotary_factor)
     return int(head_dim * partial_rotary_factor)
 
 
+def _factor_for(rotary_dim: int, head_dim: int) -> float:
+    """The smallest float f with ``int(head_dim * f) == rotary_dim`` near rotary_dim / head_dim
+    (0.29 * 100 is 28.999999999999996, so 29/100 would be read back as 28)."""
+    factor = rotary_dim / head_dim
+    while int(head_dim * factor) < rotary_dim:
+        factor = math.nextafter(factor, 2.0)
+    return factor
+
+
 def _validate(config: RopeConfig) -> None:
-    if not _is_positive_int(config.head_dim) or config.head_dim % 2:
-        raise UsageError(f"head_dim must be a positive even integer, got {config.head_dim!r}")
-    if (not _is_positive_int(config.rotary_dim) or config.rotary_dim % 2
-            or config.rotary_dim > config.head_dim):
-        raise UsageError(f"rotary_dim (head_dim x partial_rotary_factor) must be a positive even "
-                         f"integer <= head_dim, got {config.rotary_dim!r}")
+    if not _is_positive_int(config.head_dim):
+        raise UsageError(f"head_dim must be a positive integer, got {_shown(config.head_dim)}")
+    if not _is_positive_int(config.rotary_dim) or config.rotary_dim > config.head_dim:
+        raise UsageError(f"rotary_dim (head_dim x partial_rotary_factor) must be a positive "
+                         f"integer <= head_dim, got {_shown(config.rotary_dim)}")
+    if config.rotary_dim % 2 and config.rotary_dim == config.head_dim and config.head_dim > 4:
+        # an odd partial dimension is rounded up to whole pairs and still fits in the head; an
+        # odd head rotated whole does not (transformers' validate_rope, the same rule)
+        raise UsageError(f"RoPE needs an even rotary dimension: head_dim {config.head_dim} rotates "
+                         f"whole (transformers refuses an odd head_dim above 4 too)")
     _check_positive("rope_theta", config.theta)
     rope_type = _ROPE_TYPE_ALIASES.get(config.rope_type, config.rope_type)
     if rope_type not in ROPE_TYPES:
@@ -261,6 +414,15 @@ def _validate_params(config: RopeConfig, rope_type: str) -> None:
                 "beta_fast", "beta_slow", "original_max_position_embeddings"):
         if params.get(key) is not None:
             _check_positive(key, params[key])
+    if rope_type == "dynamic" and config.rotary_dim <= 2:
+        raise UsageError(f"rope type 'dynamic' needs rotary_dim > 2 (its base grows with the power "
+                         f"dim / (dim - 2)), got {config.rotary_dim}")
+    if rope_type == "proportional":
+        _check_fraction("partial_rotary_factor", params.get("partial_rotary_factor", 1.0), zero=True)
+    if rope_type == "yarn" and config.rotary_dim % 2:
+        raise UsageError(f"rope type 'yarn' needs an even rotary_dim, got {config.rotary_dim}: its ramp "
+                         f"has dim // 2 entries and its frequencies len(arange(0, dim, 2)) "
+                         f"(transformers' own formula fails too)")
     if rope_type in ("dynamic", "yarn") and config.max_position_embeddings is None:
         if rope_type == "dynamic" or params.get("factor") is None:
             raise UsageError(f"rope type {rope_type!r} needs max_position_embeddings in the config")
@@ -274,9 +436,10 @@ def _validate_params(config: RopeConfig, rope_type: str) -> None:
     if rope_type == "longrope":
         for key in ("short_factor", "long_factor"):
             factors = params[key]
-            if not isinstance(factors, (list, tuple)) or len(factors) != config.rotary_dim // 2:
-                raise UsageError(f"longrope's {key} must be a list of {config.rotary_dim // 2} numbers "
-                                 f"(rotary_dim / 2), got {_short_list(factors)}")
+            if not isinstance(factors, (list, tuple)) or len(factors) != config.pairs:
+                raise UsageError(f"longrope's {key} must be a list of {config.pairs} numbers "
+                                 f"(one per pair of rotary_dim {config.rotary_dim}), got "
+                                 f"{_short_list(factors)}")
             for value in factors:
                 _check_positive(key, value)
 
@@ -287,9 +450,9 @@ def _check_positive(name: str, value: Any) -> None:
             raise UsageError(f"{name} must be > 0, got {value}")
         return
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise UsageError(f"{name} must be a number, got {value!r}")
+        raise UsageError(f"{name} must be a number, got {_shown(value)}")
     if not math.isfinite(value) or value <= 0:
-        raise UsageError(f"{name} must be a finite number > 0, got {value!r}")
+        raise UsageError(f"{name} must be a finite number > 0, got {_shown(value)}")
 
 
 def _both_numbers(a: Any, b: Any) -> bool:

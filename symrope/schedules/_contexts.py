@@ -119,6 +119,10 @@ class ScheduleContext(ABC):
     def divide_scalar_by(self, scalar: Any, vector: np.ndarray) -> np.ndarray:
         """``scalar / vector``, rounded as the framework rounds it."""
 
+    def concatenate(self, first: np.ndarray, second: np.ndarray) -> np.ndarray:
+        """``torch.cat((first, second))`` of two vectors of this context."""
+        return np.concatenate([first, second])
+
     @abstractmethod
     def where(self, condition: np.ndarray, if_true: Any, if_false: Any) -> np.ndarray:
         """Elementwise choice, as ``torch.where``."""
@@ -203,7 +207,12 @@ class _FloatContext(ScheduleContext):
         return np.asarray([float(v) for v in values], dtype=np.float64).astype(self.vector_dtype)
 
     def power(self, base, exponent: np.ndarray) -> np.ndarray:
-        return np.power(self.vector_dtype.type(base), exponent)
+        # The exact power of the two rounded operands, rounded once to the vector dtype: never
+        # numpy's vectorised pow, whose last bit depends on the SIMD code path it dispatches to
+        # (AVX-512 and baseline differ by an ulp in some pairs), so every CPU computes the same
+        # table. A framework's own pow (torch's SLEEF powf) is within an ulp of this value.
+        return correctly_rounded(lambda mp, b, e: mp.power(b, e), self.vector_dtype,
+                                 self.vector_dtype.type(base), exponent)
 
     def divide_scalar_by(self, scalar, vector: np.ndarray) -> np.ndarray:
         return scalar / vector
@@ -234,12 +243,51 @@ class _FloatContext(ScheduleContext):
 
     def _elementwise(self, numpy_function, math_function, x):
         if isinstance(x, np.ndarray):
-            return numpy_function(x).astype(self.vector_dtype)
+            if numpy_function is np.log:   # rounded once, as power (numpy's log is SIMD-dependent)
+                return correctly_rounded(lambda mp, v: mp.log(v), self.vector_dtype, x)
+            return numpy_function(x).astype(self.vector_dtype)   # sqrt: IEEE, correctly rounded
         return math_function(x)
 
 
+_ROUNDING_PREC = 120    # working bits before the one rounding: a double rounding would need the
+#                         exact value within 2^-120 of a midpoint of the target format
+
+
+def correctly_rounded(function: Callable, dtype: np.dtype, *arguments) -> np.ndarray:
+    """``function(mpmath.mp, *entries)`` per entry, rounded once to ``dtype`` (float32/float64).
+
+    The arguments (a scalar and/or vectors, broadcast) are read exactly as the binary numbers
+    they are. mpmath is pure Python: the result is the same on every CPU.
+
+    Examples
+    ========
+
+    >>> import numpy as np
+    >>> from symrope.schedules._contexts import correctly_rounded
+    >>> exponent = np.arange(0, 128, 2, dtype=np.float32) / np.float32(128)
+    >>> omega = correctly_rounded(lambda mp, b, e: mp.power(b, e), np.dtype(np.float32),
+    ...                           np.float32(500000.0), exponent)
+    >>> omega.dtype, float(omega[2])
+    (dtype('float32'), 1.5069290399551392)
+    """
+    import mpmath
+
+    dtype = np.dtype(dtype)
+    bits = {np.dtype(np.float32): 24, np.dtype(np.float64): 53}[dtype]
+    columns = np.broadcast_arrays(*(np.asarray(a, dtype=np.float64) for a in arguments))
+    out = np.empty(columns[0].shape, dtype=dtype)
+    with mpmath.workprec(_ROUNDING_PREC):
+        values = [function(mpmath.mp, *(mpmath.mpf(float(c)) for c in entry))
+                  for entry in zip(*(c.ravel() for c in columns))]
+    with mpmath.workprec(bits):   # +x rounds to the current precision, to nearest, ties to even
+        rounded = [float(+value) for value in values]
+    out.reshape(-1)[:] = rounded
+    return out
+
+
 class _Float32Context(_FloatContext):
-    """Python-float scalars (as in HF), float32 vectors with torch's float32 semantics."""
+    """Python-float scalars (as in HF), float32 vectors with torch's float32 semantics (its pow
+    correctly rounded: torch's own is within one float32 ulp)."""
 
     name = "float32"
     vector_dtype = np.dtype(np.float32)

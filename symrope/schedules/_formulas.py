@@ -20,7 +20,7 @@ from symrope.schedules._contexts import get_context
 
 def inv_freq(config: RopeConfig, ctx: str = "mpmath",
              seq_len: int | None = None) -> np.ndarray | list[Any]:
-    """The ``rotary_dim // 2`` rotation frequencies ``omega_i`` of a schedule.
+    """The :attr:`~RopeConfig.pairs` rotation frequencies ``omega_i`` of a schedule.
 
     Parameters
     ==========
@@ -226,6 +226,17 @@ def _longrope(ctx, config: RopeConfig, seq_len):
     return omega, scaling
 
 
+def _proportional(ctx, config: RopeConfig, seq_len):
+    # Gemma 4: the first int(partial * head_dim // 2) pairs rotate at base^(-2i/head_dim) (the
+    # exponent over the whole head, not over the rotated part), the rest at frequency 0; all / factor
+    head_dim = config.head_dim
+    rope_angles = int(config.params.get("partial_rotary_factor", 1.0) * head_dim // 2)
+    rotated = ctx.divide_scalar_by(ctx.scalar(1), ctx.power(
+        ctx.scalar(config.theta), ctx.arange(0, 2 * rope_angles, 2) / head_dim))
+    omega = ctx.concatenate(rotated, ctx.vector([0] * (head_dim // 2 - rope_angles)))
+    return omega / _param(ctx, config, "factor", 1), ctx.scalar(1)
+
+
 _SCHEDULES = {
     "default": _default,
     "linear": _linear,
@@ -233,4 +244,5 @@ _SCHEDULES = {
     "yarn": _yarn,
     "llama3": _llama3,
     "longrope": _longrope,
+    "proportional": _proportional,
 }
