@@ -476,8 +476,13 @@ def test_kernel_data_and_certificates_are_rendered_when_present(sample_report):
 
     from symrope.engine._proof import ProofReport, StepResult
 
-    kernel = {"system": "coq", "checked": 2, "checked_steps": 3, "trivial": 1,
-              "theorem": {"checked": True, "hypotheses": ["0 < theta", "forall s t : R, True"]}}
+    # the shape of symrope.kernel.kernel_summary (tests/test_kernel_whole.py checks the real one)
+    kernel = {"system": "coq", "nontrivial_checked": 2, "nontrivial": 3, "trivial": 1,
+              "checked_steps": 4, "theorem": "checked", "file": "symrope/kernel/coq/Demo.v",
+              "assumptions": ["Classical_Prop.classic"],
+              "hypotheses": [{"name": "theta_pos", "kind": "premise", "coq": "0 < theta"},
+                             {"name": "expm_rot", "kind": "analytic",
+                              "coq": "forall s t : R, True"}]}
     results = []
     for result in sample_report.results:
         if result.verdict is not None and result.verdict.status == "refuted":
@@ -487,9 +492,10 @@ def test_kernel_data_and_certificates_are_rendered_when_present(sample_report):
         results.append(result)
     report = ProofReport(sample_report.theorem, results, sample_report.seconds)
     tex = theorem_document(report, kernel)
-    assert "kernel-checked by Coq under these hypotheses" in tex
+    assert "kernel-checked under these named hypotheses" in tex
     assert r"\texttt{0 {\ttfamily\char60} theta}" in tex  # "<" from the typewriter font
-    assert "Coq kernel & 2 of 3 checked steps kernel-checked (1 trivial)" in tex
+    assert ("Coq kernel & 2 of 3 non-trivial steps kernel-checked; 1 trivial (not counted); "
+            "whole theorem checked") in tex
     assert r"\in [0.25,\ 0.5]" in tex and "ball arithmetic at 212 bits" in tex
     markdown = report_markdown(report, kernel=kernel)
     assert "`0 < theta`" in markdown and "212 bits" in markdown

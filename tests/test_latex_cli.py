@@ -93,8 +93,8 @@ def test_kernel_coq_marks_the_steps_coq_checked(tmp_path, registry, capsys):
     assert main(["tiny_demo", "--out", str(tmp_path), "--kernel", "coq"]) == 0
     tex = (tmp_path / "tiny_demo.tex").read_text()
     assert r"\stepmark{$\checkmark$ checked + Coq}" in tex
-    assert "Coq kernel & 1 of 1 checked steps kernel-checked" in tex
-    assert "1/1 kernel-checked by Coq" in capsys.readouterr().out
+    assert "Coq kernel & 1 of 1 non-trivial steps kernel-checked" in tex
+    assert "1/1 non-trivial steps kernel-checked by Coq" in capsys.readouterr().out
 
 
 def test_kernel_coq_without_coqc_is_a_one_line_error(tmp_path, registry, monkeypatch):

@@ -51,7 +51,7 @@ def _pairs(assumptions) -> list[tuple]:
             pairs.append((hypothesis.lhs, hypothesis.rhs))
         else:
             a, b = hypothesis
-            pairs.append((sp.sympify(a), sp.sympify(b)))
+            pairs.append((sp.sympify(a, strict=True), sp.sympify(b, strict=True)))
     return pairs
 
 
@@ -60,8 +60,8 @@ def _value(expr, point):
     shape = getattr(expr, "shape", None)
     if shape is None:
         return values[0]
-    rows = int(sp.sympify(shape[0]).xreplace(point))
-    cols = int(sp.sympify(shape[1]).xreplace(point))
+    rows = int(sp.sympify(shape[0], strict=True).xreplace(point))
+    cols = int(sp.sympify(shape[1], strict=True).xreplace(point))
     return sp.ImmutableMatrix(rows, cols, values)
 
 
@@ -95,7 +95,7 @@ def _define(pairs, point) -> dict:
 
 
 def _square(matrix: sp.MatrixSymbol, point) -> tuple[int, int]:
-    return tuple(int(sp.sympify(n).xreplace(point)) for n in matrix.shape)
+    return tuple(int(sp.sympify(n, strict=True).xreplace(point)) for n in matrix.shape)
 
 
 def _candidates(pairs, sides, seed: int):

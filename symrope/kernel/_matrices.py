@@ -208,7 +208,7 @@ class MathCompPrinter(Printer):
 
     # -- scalars: elements of the ring R (MathComp's ring_scope), never matrices --
     def _scalar(self, e) -> str:
-        return self._print(sp.sympify(e))
+        return self._print(sp.sympify(e, strict=True))
 
     def _print_Integer(self, e) -> str:
         n = int(e)
