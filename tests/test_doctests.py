@@ -12,7 +12,6 @@ from __future__ import annotations
 import doctest
 import importlib
 import importlib.util
-import re
 from pathlib import Path
 
 import pytest
@@ -26,7 +25,6 @@ NOT_IMPORTABLE = {"symrope.__main__"}  # importing it runs the command line
 KNOWN_FAILURES: dict[str, str] = {}     # module name -> reason (kept empty unless we must)
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 MARKDOWN_PAGES = ["docs/tutorial.md", "docs/check.md"]   # their pycon examples run
-CONSOLE_PAGES = ["docs/tutorial.md"]                     # their console output is re-run
 
 
 def _module_names() -> list[str]:
@@ -105,43 +103,3 @@ def test_the_walk_finds_the_subsystems():
     names = _module_names()
     for expected in ["symrope.engine._verify", "symrope.latex._escape", "symrope.testing"]:
         assert expected in names
-
-
-_TIMES = re.compile(r"\d+\.\d+ ?s\b")
-# 'prove' adds the wall time when it used several processes: on a one-core machine it does not
-_WALL = re.compile(r" \(<time> wall\)")
-
-
-def _console_blocks(path: Path) -> list[tuple[str, str]]:
-    """(command, expected output) of each ``$ symrope ...`` console block that shows output."""
-    found = []
-    text = path.read_text(encoding="utf-8")
-    for block in re.findall(r"^```console\n(.*?)^```", text, flags=re.MULTILINE | re.DOTALL):
-        lines = block.rstrip("\n").splitlines()
-        if len(lines) > 1 and lines[0].startswith("$ symrope ") and \
-                not any(line.startswith("$") for line in lines[1:]):
-            found.append((lines[0][2:], "\n".join(lines[1:])))
-    return found
-
-
-@pytest.mark.parametrize("page", CONSOLE_PAGES)
-def test_documentation_console_output_is_real(page, tmp_path, monkeypatch, capsys):
-    """Pasted command output must still be what the command prints (times aside)."""
-    import shlex
-
-    from symrope.cli import main
-
-    blocks = _console_blocks(ROOT / page)
-    assert blocks, f"{page} shows no command output"
-    monkeypatch.chdir(tmp_path)  # relative --out paths land here, as in the page
-    for command, expected in blocks:
-        if "--pdf" in command:
-            from test_latex_support import require_tool
-
-            require_tool("pdflatex")
-        capsys.readouterr()
-        main(shlex.split(command)[1:])  # in-process: the same code as the console script
-        printed = capsys.readouterr().out
-        got, want = (_WALL.sub("", _TIMES.sub("<time>", text))
-                     for text in (printed.rstrip("\n"), expected))
-        assert got == want, f"{command}\n--- got ---\n{printed}"

@@ -423,6 +423,6 @@ def test_latex_derivation_lists_the_whole_theorem_hypotheses():
     check_exports([export])
     mark_kernel_results(report, export)
     tex = theorem_document(report).replace(r"\allowbreak{}", "")
-    assert "Kernel-checked in Coq" in tex and "RopeRelative.v" in tex
+    assert "kernel-checked under these named hypotheses" in tex and "RopeRelative.v" in tex
     for name in ("expm{\\ttfamily\\char95}bdiag", "expm{\\ttfamily\\char95}rotation"):
         assert name in tex, name

@@ -319,7 +319,8 @@ def _theorem_blocks(report: ProofReport, *, numbered: bool, level: int, kernel: 
     if theorem.hypotheses:
         head += [Paragraph((), lead="Hypotheses."),
                  ItemList([sentence(prose(h, "a hypothesis")) for h in theorem.hypotheses])]
-    head += _kernel_blocks(kernel)
+    # a report marked by symrope.kernel.mark_kernel_results carries its whole theorem itself
+    head += _kernel_blocks(kernel or getattr(report, "kernel_theorem", None))
     head.append(_verdict_sentence(report))
     references: list = []
     steps = [_step(number, result, references)
