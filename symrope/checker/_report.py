@@ -65,6 +65,9 @@ class CheckReport:
     notes: list = field(default_factory=list)
     seconds: float = 0.0
     lift: dict | None = None  # what symrope.lift adds: the code's layout, frequencies, casts
+    uniform_scale: dict | None = None  # F(p)^T G(p) = c^2 I (an attention factor): _scale.py
+    noncommuting: dict | None = None   # why n-d translation invariance failed: _scale.py
+    hazards: list | None = None        # precision hazards of lifted code (file:line)
 
     @property
     def verdict(self) -> str:
@@ -77,8 +80,23 @@ class CheckReport:
         return PROVED
 
     @property
+    def scaled(self) -> bool:
+        """Relative up to a uniform scale: identity at zero offset refuted only by ``c^2 I``."""
+        others = [a.verdict for n, a in self.assumptions.items() if n != "identity_at_zero"]
+        return bool(self.uniform_scale) and self.uniform_scale.get("verdict") == PROVED and \
+            all(v == PROVED for v in others)
+
+    @property
+    def headline(self) -> str:
+        """The verdict as the report's first line says it (a uniform scale is not "refuted")."""
+        if self.scaled:
+            return f"relative up to a uniform scale c^2 = {self.uniform_scale['c2_value']}"
+        return self.verdict
+
+    @property
     def exit_code(self) -> int:
-        return EXIT_CODES[self.verdict]
+        """0 proved (or relative up to a uniform scale), 1 refuted, 3 undecided."""
+        return EXIT_CODES[PROVED] if self.scaled else EXIT_CODES[self.verdict]
 
     def verdicts(self) -> dict:
         """``assumption -> verdict``, the four answers at a glance."""
@@ -92,13 +110,20 @@ class CheckReport:
                     "notes": list(self.notes), "seconds": round(self.seconds, 4)}
         if self.lift is not None:
             document["lift"] = self.lift
+        if self.uniform_scale is not None:
+            document["uniform_scale"] = self.uniform_scale
+        if self.noncommuting is not None:
+            document["noncommuting"] = self.noncommuting
+        if self.hazards is not None:
+            document["hazards"] = list(self.hazards)
+        document["headline"] = self.headline
         return document
 
     def table(self) -> str:
         """The report as the ``symrope check`` command prints it."""
         axes = "axis" if self.position_dims == 1 else "axes"
         lines = [f"{self.encoding}: dim {self.dim}, {self.position_dims} position {axes} "
-                 f"-> {self.verdict} ({self.seconds:.2f} s)",
+                 f"-> {self.headline} ({self.seconds:.2f} s)",
                  f"  {'assumption':<26}{'verdict':<11}evidence"]
         for name in ASSUMPTIONS:
             result = self.assumptions[name]
@@ -106,8 +131,15 @@ class CheckReport:
             if result.counterexample:
                 lines.append(f"  {'':<26}{'':<11}counterexample: "
                              f"{result.counterexample.get('summary', result.counterexample)}")
+        if self.uniform_scale and self.uniform_scale.get("c2"):
+            scale = self.uniform_scale
+            lines.append(f"  {'attention factor':<26}{scale['verdict']:<11}relative up to a "
+                         f"uniform scale c^2 = {scale['c2']} ({scale['c2_value']}): "
+                         f"{scale['evidence']}")
         for note in self.notes:
             lines.append(f"  note: {note}")
+        for hazard in self.hazards or []:
+            lines.append(f"  precision hazard: {hazard['text']}")
         if self.generator:
             lines += _generator_lines(self.generator)
         if self.classification:
