@@ -68,6 +68,7 @@ class CheckReport:
     uniform_scale: dict | None = None  # F(p)^T G(p) = c^2 I (an attention factor): _scale.py
     noncommuting: dict | None = None   # why n-d translation invariance failed: _scale.py
     hazards: list | None = None        # precision hazards of lifted code (file:line)
+    audit: dict | None = None          # symrope check --audit: the same callable's audit summary
 
     @property
     def verdict(self) -> str:
@@ -116,6 +117,8 @@ class CheckReport:
             document["noncommuting"] = self.noncommuting
         if self.hazards is not None:
             document["hazards"] = list(self.hazards)
+        if self.audit is not None:
+            document["audit"] = self.audit
         document["headline"] = self.headline
         return document
 
@@ -140,6 +143,8 @@ class CheckReport:
             lines.append(f"  note: {note}")
         for hazard in self.hazards or []:
             lines.append(f"  precision hazard: {hazard['text']}")
+        if self.audit is not None:
+            lines.append(f"  {self.audit['text']}")
         if self.generator:
             lines += _generator_lines(self.generator)
         if self.classification:

@@ -2,10 +2,10 @@
 
 * **A uniform scale.** YaRN and LongRoPE multiply cos and sin by an attention factor ``c``, so
   ``F(p)^T G(p) = c^2 I``: identity at zero offset is refuted, yet every score is ``c^2`` times
-  a relative one (softmax sees a temperature, not the positions). When translation invariance
-  holds and ``F(p)^T G(p) = c^2 I`` is *proved* for a constant ``c^2``, the report says
-  "relative up to a uniform scale c^2 = ..." as its own verdict line, and the generator of the
-  normalised encoding ``G / c^2`` is classified.
+  a relative one (softmax sees a temperature, not the positions). When identity is refuted and
+  ``F(p)^T G(p) = c^2 I`` is *proved* for a constant ``c^2``, the report names it on its own
+  verdict line; with the other three proved the headline is "relative up to a uniform scale
+  c^2 = ..." and the generator of the normalised encoding ``G / c^2`` is classified.
 * **Non-commuting generators.** When translation invariance fails for n-d positions and each
   axis alone is a one-parameter group, the usual reason is that the generators ``X_k = G'(0)``
   along the axes do not commute (LieRE): ``exp(r_1 X_1 + r_2 X_2)`` is then no group in ``r``.
@@ -45,8 +45,7 @@ def read_after_verdicts(run, report) -> None:
     verdicts = report.verdicts()
     try:
         with deadline(run.clock.left()):
-            if verdicts["identity_at_zero"] == REFUTED and \
-                    verdicts["translation_invariance"] == PROVED and run.F is not None:
+            if verdicts["identity_at_zero"] == REFUTED and run.F is not None:
                 _uniform_scale(run, report, verdicts)
             if verdicts["translation_invariance"] == REFUTED and run.F is not None and \
                     run.encoding.position_dims > 1:
@@ -68,7 +67,8 @@ def _uniform_scale(run, report, verdicts) -> None:
                           "every score is c^2 times a relative one")
              if verdict.proved else verdict.explain()}
     report.uniform_scale = scale
-    if not verdict.proved or verdicts["continuity"] != PROVED:
+    if not verdict.proved or verdicts["continuity"] != PROVED or \
+            verdicts["translation_invariance"] != PROVED:
         return
     from symrope.checker._generator import Unclassifiable, generator
 

@@ -47,7 +47,7 @@ class HFRope:
     rotary_class: type
     modeling: object
     model_type: str
-    head_dim: int
+    head_dim: int                    # unused: see head_dims (per layer type)
     layer_types: list
     mrope_section: list | None
     apply: object
@@ -70,24 +70,116 @@ def hf_rope(config_dict: dict | None = None, model_type: str | None = None,
     if config_dict is not None and not isinstance(config_dict, dict):
         raise UsageError(f"an HF config must be a JSON object, got {type(config_dict).__name__}")
     _torch, transformers = _require("hf-transformers", "torch", "transformers")
-    config, rotary_class, _layer = _build(transformers, None if config_dict is None
-                                          else dict(config_dict), model_type, rope_scaling)
+    try:
+        config, rotary_class, _layer = _build(transformers, None if config_dict is None
+                                              else dict(config_dict), model_type, rope_scaling)
+    except UsageError as error:
+        # a model type transformers lists whose own defaults cannot be lifted: no verdict
+        # (exit 3), not bad input; an unknown name or a user's config it refuses stays exit 2
+        if config_dict is not None or "does not know" in str(error):
+            raise
+        if "no rotary embedding" not in str(error):
+            raise LiftUndecided(f"{model_type}: {error}", op="build") from None
+        config, rotary_class = _text_model_rope(transformers, model_type)
     model_type = model_type or (config_dict or {}).get("model_type") or "llama"
+    try:
+        return _read_rope(transformers, config, rotary_class, model_type)
+    except (LiftUndecided, UsageError):
+        raise
+    except Exception as error:  # noqa: BLE001 - a config object without what rope code reads
+        raise LiftUndecided(_encoder_reason(model_type, config) or
+                            f"{model_type}: reading {type(config).__name__} and "
+                            f"{rotary_class.__name__} failed: {type(error).__name__}: "
+                            f"{_first_line(error)}{_where(error)}", op="build") from None
+
+
+_ENCODER_CONFIG = re.compile(r"(Vision|Audio|VQ|Tokenizer|Encoder|Perceiver|BigVGAN|Token2Wav|"
+                             r"Adapter|Dit|Sam|Mask|Prompt|Patcher|CTC|Diarization)\w*Config$")
+
+
+def _encoder_reason(model_type, config) -> str | None:
+    """Why a listed model type has no text rope: its config is an encoder's sub-config."""
+    name = type(config).__name__
+    if _ENCODER_CONFIG.search(name) and "Text" not in name:
+        return (f"{model_type}: {name} configures an encoder (vision, audio or a codec) whose "
+                "rotary positions are patches or frames, not a text rope; its modeling module's "
+                "text rotary class does not apply to it: not lifted")
+    return None
+
+
+def _text_model_rope(transformers, model_type):
+    """A composite model whose own modeling file has no text rotary class: its text model's."""
+    from symrope.audit._hf import _rotary_class
+
+    try:
+        text = transformers.AutoConfig.for_model(model_type).get_text_config()
+    except Exception as error:  # noqa: BLE001
+        raise LiftUndecided(f"{model_type}: its config could not be built ({type(error).__name__}"
+                            f": {_first_line(error)})", op="build") from None
+    text_type = getattr(text, "model_type", None)
+    if not text_type or text_type == model_type:
+        raise LiftUndecided(f"{model_type}: transformers' {model_type!r} has only vision/audio "
+                            "rotary classes (patch or frame positions of an encoder) and no text "
+                            "model of another type: no text rope to lift", op="build")
+    try:
+        return text, _rotary_class(transformers, text_type)
+    except UsageError as error:
+        raise LiftUndecided(f"{model_type}: its text model {text_type!r}: {error}",
+                            op="build") from None
+
+
+def _read_rope(transformers, config, rotary_class, model_type) -> HFRope:
     modeling = importlib.import_module(rotary_class.__module__)
     rope = getattr(config, "rope_parameters", None) or {}
     nested = isinstance(rope, dict) and rope and all(isinstance(v, dict) or v is None
                                                      for v in rope.values())
     layer_types = sorted(k for k, v in rope.items() if v is not None) if nested else [None]
+    used = set(getattr(config, "layer_types", None) or [])
+    if nested and used and set(layer_types) & used:  # rope parameters of unused layer types
+        layer_types = [t for t in layer_types if t in used]
     mrope = None
     for parameters in ([rope] if not nested else [v for v in rope.values() if v]):
         mrope = mrope or parameters.get("mrope_section")
     if mrope is None and "mrope_section" in _source(rotary_class):
         mrope = True  # read from the module once built
-    head_dim = (getattr(config, "qk_rope_head_dim", None) or getattr(config, "head_dim", None)
-                or config.hidden_size // config.num_attention_heads)
     apply, kind = _apply_function(modeling, config, bool(mrope), rotary_class)
-    return HFRope(transformers, config, rotary_class, modeling, model_type, int(head_dim),
-                  layer_types, mrope, apply, kind, _outputs_order(modeling))
+    rope = HFRope(transformers, config, rotary_class, modeling, model_type, 0, layer_types,
+                  mrope, apply, kind, _outputs_order(modeling))
+    rope.axes = _mrope_axes(rotary_class, mrope) if mrope else 1
+    rope.head_dims = {t: _head_dim(config, t) for t in layer_types}
+    return rope
+
+
+def _mrope_axes(rotary_class, mrope) -> int:
+    """Position axes of an M-RoPE forward: its ``position_ids.expand(N, ...)``, else 3."""
+    match = re.search(r"position_ids\.expand\(\s*(\d+)", _source(rotary_class.forward))
+    if match:
+        return int(match.group(1))
+    return len(mrope) if isinstance(mrope, (list, tuple)) else 3
+
+
+def _head_dim(config, layer_type) -> int | None:
+    """The config's head dimension (per layer type where the config has per-layer ones)."""
+    sources = []
+    try:
+        if layer_type is not None and hasattr(config, "per_layer_config"):
+            sources.append(config.per_layer_config[layer_type])
+    except Exception:  # noqa: BLE001 - no per-layer configs keyed by layer type
+        pass
+    sources.append(config)
+    for source in sources:
+        for attribute in ("qk_rope_head_dim", "head_dim"):
+            try:
+                value = getattr(source, attribute, None)
+            except Exception:  # noqa: BLE001 - transformers' per-layer attribute guard
+                value = None
+            if isinstance(value, int) and value > 0:
+                return value
+        try:
+            return source.hidden_size // source.num_attention_heads
+        except Exception:  # noqa: BLE001
+            continue
+    return None
 
 
 def _source(obj) -> str:
@@ -164,7 +256,8 @@ class _Module:
         try:
             module = self.rope.rotary_class(self.rope.config)
         except Exception as error:  # noqa: BLE001 - the class refused the config
-            raise LiftUndecided(f"{self.rope.rotary_class.__name__}(config) raised "
+            raise LiftUndecided(_encoder_reason(self.rope.model_type, self.rope.config) or
+                                f"{self.rope.rotary_class.__name__}(config) raised "
                                 f"{type(error).__name__}: {_first_line(error)}",
                                 op="build") from None
         for name, buffer in list(module.named_buffers(recurse=False)):
@@ -180,13 +273,29 @@ def _rope_function(rope: HFRope, layer_type, axes: int, reduce_mrope: bool = Fal
     split_at = _split_line(rope.modeling)
 
     def hf_rope_function(q, k, positions):
+        try:
+            return _run(q, k, positions)
+        except (LiftUndecided, UsageError):
+            raise
+        except Exception as error:  # noqa: BLE001 - transformers' code refused symbolic inputs
+            if isinstance(error, TypeError) and "positional argument" in str(error):
+                raise LiftUndecided(f"{rope.rotary_class.__name__}.forward takes no position ids "
+                                    f"({_first_line(error)}): a patch-grid rotary that builds "
+                                    "its own positions, not liftable as (q, k, positions)",
+                                    op="raise") from None
+            raise LiftUndecided(f"{rope.rotary_class.__name__}: the real code raised "
+                                f"{type(error).__name__}: {_first_line(error)}{_where(error)}",
+                                op="raise") from None
+
+    def _run(q, k, positions):
         import torch
 
         module = builder.build()
         tokens = q.shape[-2]
         if rope.mrope_section:
-            axis_ids = positions.T if axes > 1 else positions[None, :].expand(3, tokens)
-            position_ids = axis_ids.reshape(3, 1, tokens)
+            count = rope.axes
+            axis_ids = positions.T if axes > 1 else positions[None, :].expand(count, tokens)
+            position_ids = axis_ids.reshape(count, 1, tokens)
         else:
             position_ids = positions[None, :]
         kwargs = {"layer_type": layer_type} if takes_layer and layer_type else {}
@@ -245,44 +354,62 @@ def _apply(rope: HFRope, outputs, q, k, split_at):
 
 
 def _in_layouts(call, q, k, rope, split_at, width):
-    """Try (batch, heads, seq, dim), then (batch, seq, heads, dim); split partial rotary."""
-    head_dim = q.shape[-1]
-    rotary = head_dim if width >= head_dim else width
-    if rotary < head_dim:
-        where = f" ({split_at})" if split_at else ""
-        note = (f"partial rotary: {rope.apply.__name__} takes the first {rotary} of "
-                f"{head_dim} channels; the attention module splits them off{where} and passes "
-                "the rest; symrope splits them the same way (the split is named, not lifted)")
-        if note not in rope.notes:
-            rope.notes.append(note)
-    errors = []
-    for transpose in (False, True):
-        a, b = (q.transpose(1, 2), k.transpose(1, 2)) if transpose else (q, k)
-        parts = [(a[..., :rotary], a[..., rotary:]), (b[..., :rotary], b[..., rotary:])]
-        try:
-            rotated = call(parts[0][0], parts[1][0])
-        except (LiftUndecided, UsageError):
-            raise
-        except Exception as error:  # noqa: BLE001 - the layout did not broadcast
-            errors.append(error)
-            continue
-        if not isinstance(rotated, (tuple, list)) or len(rotated) != 2:
-            raise LiftUndecided(f"{rope.apply.__name__} returned {type(rotated).__name__}, not "
-                                "(q, k)", op="apply")
-        if tuple(rotated[0].shape) != tuple(parts[0][0].shape):
-            continue
-        out = []
-        import torch
+    """Try (batch, heads, seq, dim), then (batch, seq, heads, dim); whole q first, then, when the
+    cos/sin are narrower than q, the first ``width`` channels only (a partial rotary split)."""
+    import torch
 
-        for (_, passed), turned in zip(parts, rotated):
-            full = torch.cat((turned.to(passed.dtype), passed), dim=-1) if rotary < head_dim \
-                else turned
-            out.append(full.transpose(1, 2) if transpose else full)
-        return tuple(out)
+    head_dim = q.shape[-1]
+    splits = [head_dim] + ([width] if 0 < width < head_dim else [])
+    errors = []
+    for rotary in splits:
+        for transpose in (False, True):
+            a, b = (q.transpose(1, 2), k.transpose(1, 2)) if transpose else (q, k)
+            parts = [(a[..., :rotary], a[..., rotary:]), (b[..., :rotary], b[..., rotary:])]
+            try:
+                rotated = call(parts[0][0], parts[1][0])
+            except (LiftUndecided, UsageError):
+                raise
+            except Exception as error:  # noqa: BLE001 - the layout did not broadcast
+                errors.append(error)
+                continue
+            if not isinstance(rotated, (tuple, list)) or len(rotated) != 2:
+                raise LiftUndecided(f"{rope.apply.__name__} returned {type(rotated).__name__}, "
+                                    "not (q, k)", op="apply")
+            if tuple(rotated[0].shape) != tuple(parts[0][0].shape):
+                continue
+            if rotary < head_dim:
+                _name_the_split(rope, rotary, head_dim, split_at)
+            out = []
+            for (_, passed), turned in zip(parts, rotated):
+                full = torch.cat((turned.to(passed.dtype), passed), dim=-1) \
+                    if rotary < head_dim else turned
+                out.append(full.transpose(1, 2) if transpose else full)
+            return tuple(out)
     detail = f"{type(errors[-1]).__name__}: {_first_line(errors[-1])}" if errors else \
         "the output shape never matched q"
     raise LiftUndecided(f"{rope.apply.__name__} could not be applied to q, k of shape "
                         f"{tuple(q.shape)} in either layout ({detail})", op="apply")
+
+
+def _name_the_split(rope, rotary, head_dim, split_at) -> None:
+    where = f" ({split_at})" if split_at else ""
+    note = (f"partial rotary: {rope.apply.__name__} takes the first {rotary} of {head_dim} "
+            f"channels; the attention module splits them off{where} and passes the rest; "
+            "symrope splits them the same way (the split is named, not lifted)")
+    if note not in rope.notes:
+        rope.notes.append(note)
+
+
+def _where(error) -> str:
+    """`` at file:line`` of the innermost frame of the library's code in a traceback."""
+    import os
+    import traceback
+
+    own = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    frames = [f for f in traceback.extract_tb(error.__traceback__)
+              if not os.path.abspath(f.filename).startswith(own)
+              and f"{os.sep}torch{os.sep}" not in f.filename]
+    return f" at {frames[-1].filename}:{frames[-1].lineno}" if frames else ""
 
 
 def _first_line(error) -> str:
@@ -322,21 +449,33 @@ def lift_hf_all(config_dict: dict | None = None, model_type: str | None = None,
     rope = hf_rope(config_dict, model_type, rope_scaling)
     lifted = []
     for layer_type in rope.layer_types:
-        axes = 3 if rope.mrope_section else 1
+        axes = rope.axes
         name = rope.label + (f" [{layer_type}]" if layer_type else "")
         buffer, schedule = _frequencies(rope, layer_type)
-        encoding = lift(_rope_function(rope, layer_type, axes), rope.head_dim,
+        head_dim = _lift_dim(rope, layer_type, buffer)
+        encoding = lift(_rope_function(rope, layer_type, axes), head_dim,
                         position_dims=axes, name=name + (" (M-RoPE: t, h, w)" if axes > 1 else ""),
                         frequencies=buffer if axes == 1 else None,
                         schedule=schedule if axes == 1 else None, tokens=tokens)
         _annotate(encoding, rope, layer_type)
         lifted.append((f"layer type {layer_type}" if layer_type else "all layers", encoding))
         if axes > 1:
-            reduced = lift(_rope_function(rope, layer_type, 1), rope.head_dim, position_dims=1,
+            reduced = lift(_rope_function(rope, layer_type, 1), head_dim, position_dims=1,
                            name=name + " (M-RoPE on text tokens: t = h = w = p)", tokens=tokens)
             _annotate(reduced, rope, layer_type)
             lifted.append(("text tokens t = h = w", reduced))
     return lifted
+
+
+def _lift_dim(rope: HFRope, layer_type, buffer) -> int:
+    """The q, k width to lift: the config's head dimension, never narrower than what rotates."""
+    configured = rope.head_dims.get(layer_type)
+    rotated = 2 * buffer.numel() if buffer is not None else None
+    if configured is None and rotated is None:
+        raise LiftUndecided(_encoder_reason(rope.model_type, rope.config) or
+                            f"{rope.model_type}: neither the config nor "
+                            f"{rope.rotary_class.__name__} says the head dimension", op="build")
+    return max(d for d in (configured, rotated) if d is not None)
 
 
 def _annotate(encoding: LiftedEncoding, rope: HFRope, layer_type) -> None:
@@ -364,9 +503,10 @@ def lift_hf(config_dict: dict | None = None, name: str | None = None,
                          f"{', '.join(map(str, rope.layer_types))}")
     chosen = layer_type if layer_type is not None else rope.layer_types[0]
     buffer, schedule = _frequencies(rope, chosen)
-    axes = 3 if rope.mrope_section else 1
+    axes = rope.axes
     label = name or rope.label + (f" [{chosen}]" if chosen else "")
-    encoding = lift(_rope_function(rope, chosen, axes), rope.head_dim, position_dims=axes,
+    encoding = lift(_rope_function(rope, chosen, axes), _lift_dim(rope, chosen, buffer),
+                    position_dims=axes,
                     name=label, frequencies=buffer if axes == 1 else None,
                     schedule=schedule if axes == 1 else None, tokens=tokens)
     _annotate(encoding, rope, chosen)

@@ -215,8 +215,10 @@ def lift(function: Callable[..., Any], head_dim: int, position_dims: int = 1,
             return sp.ImmutableMatrix([row.xreplace(mapping) for row in role_rows])
         return encode
 
-    return LiftedEncoding(name, head_dim, evaluator(q_rows[0], x[0]), evaluator(k_rows[0], y[0]),
-                          position_dims, function, info, rows)
+    encoding = LiftedEncoding(name, head_dim, evaluator(q_rows[0], x[0]),
+                              evaluator(k_rows[0], y[0]), position_dims, function, info, rows)
+    encoding.schedule = schedule
+    return encoding
 
 
 def _check_signature(function, name) -> None:

@@ -106,9 +106,9 @@ def check_pairs(encoding, budget: float = 60.0) -> CheckReport:
     report = CheckReport(encoding.name, encoding.dim, encoding.position_dims,
                          {r.name: r for r in results})
     verdicts = report.verdicts()
-    if verdicts["identity_at_zero"] == REFUTED and verdicts["translation_invariance"] == PROVED \
-            and run.F is not None:
-        report.uniform_scale = run.uniform_scale()
+    if verdicts["identity_at_zero"] == REFUTED and run.F is not None:
+        scale = run.uniform_scale()
+        report.uniform_scale = scale if scale.get("c2") else None
     scaled = getattr(report, "uniform_scale", None) and report.uniform_scale["verdict"] == PROVED
     if run.F is not None and verdicts["translation_invariance"] == PROVED and \
             verdicts["continuity"] == PROVED and (verdicts["identity_at_zero"] == PROVED or scaled):
