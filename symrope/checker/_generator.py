@@ -85,13 +85,13 @@ def from_relative(H, offsets, names, groups, decide):
 
 
 def _readable(matrix):
-    """Expanded entries, with trigonometric constants folded (``sin(1)**2 + cos(1)**2`` is 1:
-    a constant position offset ``R(p + 1)`` leaves such sums in ``H'(0)``)."""
+    """Expanded entries, with constants folded (``sin(1)**2 + cos(1)**2`` is 1: a constant
+    position offset ``R(p + 1)`` leaves such sums in ``H'(0)``, a scale ``c^2`` quotients)."""
     def entry(value):
         value = sp.expand(value)
-        if value.free_symbols or not value.has(sp.sin, sp.cos):
+        if value.free_symbols or value.is_Rational or sp.count_ops(value) > 200:
             return value
-        return sp.trigsimp(value)
+        return sp.simplify(sp.trigsimp(value) if value.has(sp.sin, sp.cos) else value)
     return matrix.applyfunc(entry)
 
 

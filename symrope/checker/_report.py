@@ -145,13 +145,18 @@ class CheckReport:
             lines.append(f"  precision hazard: {hazard['text']}")
         if self.audit is not None:
             lines.append(f"  {self.audit['text']}")
-        if self.generator:
-            lines += _generator_lines(self.generator)
-        if self.classification:
+        generator, classification = self.generator, self.classification
+        if generator is None and self.scaled and self.uniform_scale.get("generator"):
+            lines.append(f"  the normalised encoding F, G / c^2 (c^2 = {self.uniform_scale['c2']}):")
+            generator = self.uniform_scale["generator"]
+            classification = self.uniform_scale.get("classification")
+        if generator:
+            lines += _generator_lines(generator)
+        if classification:
             from symrope.checker._classify import describe
 
-            for axis, groups in self.classification.items():
-                prefix = "" if len(self.classification) == 1 else f"[{axis}] "
+            for axis, groups in classification.items():
+                prefix = "" if len(classification) == 1 else f"[{axis}] "
                 lines += [f"  {prefix}{line}" for line in describe(groups)]
         return "\n".join(lines)
 

@@ -5,7 +5,8 @@
   a relative one (softmax sees a temperature, not the positions). When identity is refuted and
   ``F(p)^T G(p) = c^2 I`` is *proved* for a constant ``c^2``, the report names it on its own
   verdict line; with the other three proved the headline is "relative up to a uniform scale
-  c^2 = ..." and the generator of the normalised encoding ``G / c^2`` is classified.
+  c^2 = ..." and the generator of the normalised encoding ``G / c^2`` is classified (kept in
+  ``uniform_scale``: ``report.generator`` is the generator of an encoding with all four proved).
 * **Non-commuting generators.** When translation invariance fails for n-d positions and each
   axis alone is a one-parameter group, the usual reason is that the generators ``X_k = G'(0)``
   along the axes do not commute (LieRE): ``exp(r_1 X_1 + r_2 X_2)`` is then no group in ``r``.
@@ -75,11 +76,10 @@ def _uniform_scale(run, report, verdicts) -> None:
     normalised = copy.copy(run)
     normalised.G = run.G / c2
     normalised._exponentials = None
-    try:
-        report.generator, report.classification = generator(normalised)
-        report.notes.append(f"generator of the normalised encoding F, G / c^2 (c^2 = {show(c2)})")
+    try:  # kept beside the scale: report.generator stays the four-proved generator
+        scale["generator"], scale["classification"] = generator(normalised)
     except Unclassifiable as reason:
-        report.notes.append(f"the generator was not classified: {reason}")
+        report.notes.append(f"the normalised generator was not classified: {reason}")
 
 
 def _axes(position) -> tuple:
@@ -88,9 +88,22 @@ def _axes(position) -> tuple:
 
 def _commutation(run, report) -> None:
     axes = _axes(run.p)
-    origin = lambda matrix: value_at_origin(matrix, axes)  # noqa: E731
-    generators = [origin(run.G.diff(axis)) for axis in axes]
-    if any(g is None for g in generators):
+    generators = []
+    t = sp.Dummy("t", positive=True)
+    for axis in axes:  # X_k = lim (G(t e_k) - I) / t as t -> 0+: the generator along one axis
+        line = sp.ImmutableMatrix(run.G.xreplace(
+            {other: (t if other == axis else sp.Integer(0)) for other in axes}))
+        at_zero = value_at_origin(line, (t,))
+        if at_zero is None or at_zero != sp.eye(line.shape[0]):
+            return
+        line = line.replace(sp.sinc, lambda u: sp.sin(u) / u)  # t > 0: no sinc(0) here
+        try:
+            generators.append(sp.ImmutableMatrix(
+                line.shape[0], line.shape[1],
+                lambda i, j: sp.limit((line[i, j] - int(i == j)) / t, t, 0, "+")))
+        except (NotImplementedError, ValueError, TypeError):
+            return
+    if any(g.has(sp.oo, -sp.oo, sp.zoo, sp.nan) for g in generators):
         return
     failing = []
     for a in range(len(axes)):

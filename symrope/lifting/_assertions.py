@@ -55,6 +55,7 @@ def assert_relative(fn, head_dim: int = 64, position_dims: int = 1, *, tokens: i
     AssertionError: <lambda> is not relative: translation invariance refuted: tokens (0, 1) ...
     """
     from symrope.checker import Encoding, check
+    from symrope.checker._report import _TITLES
     from symrope.lifting._errors import LiftUndecided
     from symrope.lifting._lift import lift
     from symrope.lifting._report import check_lifted
@@ -78,7 +79,7 @@ def assert_relative(fn, head_dim: int = 64, position_dims: int = 1, *, tokens: i
             continue
         if assumption == "identity_at_zero" and allow_scale and report.scaled:
             continue
-        title = assumption.replace("_", " ")
+        title = _TITLES[assumption]
         detail = result.counterexample.get("summary") if result.counterexample else \
             result.evidence
         failures.append(f"{title} {result.verdict}: {detail}")

@@ -23,7 +23,10 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 __all__ = ["conformance", "check_model_type", "table", "markdown", "counts", "TASK_LIMIT"]
 
 TASK_LIMIT = 240.0    # seconds per model type (lift and check together)
-_TASKS_PER_WORKER = 24  # a worker that imported this many modeling modules is replaced
+# Model types per worker before the pool is replaced: each imports its own modeling module, so
+# a long-lived worker grows; a fresh pool per batch bounds that (ProcessPoolExecutor's own
+# max_tasks_per_child can deadlock on Python 3.11 when a worker exits).
+_TASKS_PER_WORKER = 30
 
 
 def check_model_type(model_type: str, budget: float = 60.0, tokens: int | None = None,
@@ -73,11 +76,12 @@ def _row(model_type, label, encoding, report, seconds) -> dict:
     info = encoding.lift_info
     layout = info["layout"]
     rotated = 2 * len(layout["pairs"])
-    planes = None
-    if report.classification:
-        planes = sum(len(items) for axis in report.classification.values()
-                     for kind, items in axis.items() if kind == "rotation")
     scale = report.uniform_scale or {}
+    classification = report.classification or scale.get("classification")
+    planes = None
+    if classification:
+        planes = sum(len(items) for axis in classification.values()
+                     for kind, items in axis.items() if kind == "rotation")
     verdicts = "".join(r.verdict[0].upper().replace("U", "?")
                        for r in report.assumptions.values())
     return {"model_type": model_type, "lift": label, "exit_code": report.exit_code,
@@ -116,26 +120,42 @@ def conformance(model_types=None, workers: int | None = None, budget: float = 60
         else:
             import multiprocessing
 
-            context = multiprocessing.get_context("spawn")
-            with ProcessPoolExecutor(max_workers=workers, mp_context=context,
-                                     max_tasks_per_child=_TASKS_PER_WORKER) as pool:
-                futures = {pool.submit(check_model_type, name, budget, tokens, limit): name
-                           for name in names}
-                pending = set(futures)
-                while pending:
-                    done, pending = wait(pending, timeout=1.0, return_when=FIRST_COMPLETED)
-                    for future in done:
-                        name = futures[future]
-                        try:
-                            rows += future.result()
-                        except Exception as error:  # noqa: BLE001 - a dead worker is a row
-                            rows.append(_stopped(name, "internal error",
-                                                 f"the worker died: {type(error).__name__}: "
-                                                 f"{error}", time.perf_counter()))
-                        bar.update(name)
+            context = multiprocessing.get_context("spawn")  # no fork of a threaded parent
+            batch = workers * _TASKS_PER_WORKER
+            batches = [names[start:start + batch] for start in range(0, len(names), batch)]
+            retry = []
+            for chunk in batches:
+                rows += _run_pool(chunk, workers, context, bar, retry, budget, tokens, limit)
+            for name in retry:  # a worker died under these: each alone, so a crash is its own
+                rows += _run_pool([name], 1, context, bar, None, budget, tokens, limit)
     finally:
         bar.close()
     rows.sort(key=lambda row: (row["model_type"], row["lift"] or ""))
+    return rows
+
+
+def _run_pool(names, workers, context, bar, retry, *task) -> list[dict]:
+    """One pool over ``names``; a name whose worker died goes to ``retry`` (or is a row)."""
+    from concurrent.futures.process import BrokenProcessPool
+
+    rows = []
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        futures = {pool.submit(check_model_type, name, *task): name for name in names}
+        pending = set(futures)
+        while pending:
+            done, pending = wait(pending, timeout=1.0, return_when=FIRST_COMPLETED)
+            for future in done:
+                name = futures[future]
+                try:
+                    rows += future.result()
+                except BrokenProcessPool as error:
+                    if retry is None:
+                        rows.append(_stopped(name, "internal error",
+                                             f"the worker died: {error}", time.perf_counter()))
+                    else:
+                        retry.append(name)
+                        continue
+                bar.update(name)
     return rows
 
 

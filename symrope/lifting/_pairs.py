@@ -109,13 +109,18 @@ def check_pairs(encoding, budget: float = 60.0) -> CheckReport:
     if verdicts["identity_at_zero"] == REFUTED and run.F is not None:
         scale = run.uniform_scale()
         report.uniform_scale = scale if scale.get("c2") else None
-    scaled = getattr(report, "uniform_scale", None) and report.uniform_scale["verdict"] == PROVED
+    scaled = bool(report.uniform_scale) and report.uniform_scale["verdict"] == PROVED
     if run.F is not None and verdicts["translation_invariance"] == PROVED and \
             verdicts["continuity"] == PROVED and (verdicts["identity_at_zero"] == PROVED or scaled):
         try:
             with deadline(clock.left()):
-                report.generator, report.classification = run.generator(
-                    sp.sympify(report.uniform_scale["c2"]) if scaled else sp.Integer(1))
+                found = run.generator(sp.sympify(report.uniform_scale["c2"]) if scaled
+                                      else sp.Integer(1))
+                if scaled:  # the normalised encoding's: kept beside the scale (see _scale.py)
+                    report.uniform_scale["generator"], report.uniform_scale["classification"] = \
+                        found
+                else:
+                    report.generator, report.classification = found
         except BudgetExhausted:
             report.notes.append(f"the time budget of {budget:g} s ran out while classifying "
                                 "the generator")
