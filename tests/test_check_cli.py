@@ -178,3 +178,16 @@ def test_survey_check_conformance_rows_counts_and_markdown(tmp_path, capsys):
     text = page.read_text()
     assert "| phi |" in text and "- decided: 1; exit 3" in text
     assert symrope_main(["survey", "--check", "--model-types", "no_such_type"]) == 2
+
+
+def test_docs_page_attention_factor_block_is_the_real_output(capsys):
+    import re
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parent.parent / "docs" / "check.md").read_text()
+    assert main(["yarn_attention_factor"]) == 0  # relative up to a uniform scale: exit 0
+    timing = re.compile(r" \([0-9.]+ s\)$")
+    printed = [timing.sub("", line) for line in capsys.readouterr().out.splitlines()]
+    block = _console_block(page, "symrope check yarn_attention_factor")
+    shown = [timing.sub("", line) for line in block[:block.index("```")]]
+    assert printed == shown

@@ -224,3 +224,36 @@ def test_without_torch_the_lifting_says_which_extra_to_install():
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                             timeout=120)
     assert "pip install 'symrope[torch]'" in result.stdout, result.stderr[-2000:]
+
+
+def test_importing_the_lifting_imports_no_framework():
+    import subprocess
+    import sys
+    code = ("import sys, symrope.lifting, symrope.testing\n"
+            "from symrope.testing import assert_relative, assert_precise\n"
+            "print(sorted(m for m in ('torch', 'transformers', 'jax') if m in sys.modules))\n")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            timeout=120)
+    assert result.stdout.strip() == "[]", result.stderr[-2000:]
+
+
+def test_docs_lift_page_shows_the_real_output(monkeypatch, capsys):
+    """Every ``$ symrope check`` block of docs/lift.md is what the command prints today."""
+    import re
+    import shlex
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    monkeypatch.chdir(root)  # hazards name files relative to the working directory
+    lines = (root / "docs" / "lift.md").read_text().splitlines()
+    timing = re.compile(r" \([0-9.]+ s\)$")
+    commands = [i for i, line in enumerate(lines) if line.startswith("$ symrope check ")]
+    assert len(commands) >= 4
+    for start in commands:
+        end = next(i for i in range(start + 1, len(lines))
+                   if lines[i].startswith("$ ") or lines[i] == "```")
+        code = symrope_main(shlex.split(lines[start][2:])[1:])
+        printed = [timing.sub("", line) for line in capsys.readouterr().out.splitlines()]
+        assert printed == [timing.sub("", line) for line in lines[start + 1:end]], lines[start]
+        if lines[end] == "$ echo $?":
+            assert code == int(lines[end + 1])

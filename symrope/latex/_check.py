@@ -262,7 +262,7 @@ def check_report_document(check_report: CheckReport) -> str:
     if isinstance(axes, int):
         facts.append(f"${axes}$ position " + ("axis" if axes == 1 else "axes"))
     out.append((", ".join(facts) + ". " if facts else "") +
-               rf"Overall verdict: \textbf{{{escape_text(str(data.get('verdict', '')))}}}.")
+               rf"Overall verdict: \textbf{{{escape_text(str(data.get('headline') or data.get('verdict', '')))}}}.")
     out += [r"\par A query $q$ at position $s$ and a key $k$ at position $t$ are scored by",
             _display(r"e_{st} = \bigl(F(s)\,q\bigr)^{\top} \bigl(G(t)\,k\bigr)."),
             "Under the four assumptions below the relative transforms $H$ form a one-parameter "
@@ -282,5 +282,11 @@ def check_report_document(check_report: CheckReport) -> str:
         out += _classification_section(data["classification"])
     for note in data.get("notes") or []:
         out.append(r"{\raggedright\small Note: " + _prose(note) + r"\par}")
+    scale = data.get("uniform_scale") or {}
+    if scale.get("c2"):  # symrope.lifting / checker._scale: an attention factor, named
+        out.append(r"{\raggedright\small Attention factor (" + escape_text(scale["verdict"])
+                   + "): " + _prose(scale["evidence"]) + r"\par}")
+    for hazard in data.get("hazards") or []:  # lifted code: casts of positions, file:line
+        out.append(r"{\raggedright\small Precision hazard: " + _prose(hazard["text"]) + r"\par}")
     out += [_colophon(), r"\end{document}", ""]
     return "\n".join(out)

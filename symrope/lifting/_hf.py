@@ -147,7 +147,23 @@ def _read_rope(transformers, config, rotary_class, model_type) -> HFRope:
                   mrope, apply, kind, _outputs_order(modeling))
     rope.axes = _mrope_axes(rotary_class, mrope) if mrope else 1
     rope.head_dims = {t: _head_dim(config, t) for t in layer_types}
+    rope.notes += _nope_layers(config)
     return rope
+
+
+def _nope_layers(config) -> list[str]:
+    """Layers that skip rope (Llama 4's ``no_rope_layers``), named: the check covers the rest."""
+    flags = getattr(config, "no_rope_layers", None)
+    if not isinstance(flags, (list, tuple)) or all(flags):
+        return []
+    skipped = sum(1 for flag in flags if not flag)
+    note = (f"{skipped} of {len(flags)} layers use no rope (no_rope_layers = 0): NoPE layers, "
+            "not covered by this check")
+    if getattr(config, "attn_temperature_tuning", False):
+        note += ("; there the attention module scales queries by a position-dependent "
+                 "temperature (log1p(floor((p + 1) / floor_scale)) * attn_scale + 1), which is "
+                 "not lifted")
+    return [note]
 
 
 def _mrope_axes(rotary_class, mrope) -> int:

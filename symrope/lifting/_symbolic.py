@@ -561,5 +561,7 @@ def _at() -> str:
         filename = os.path.abspath(frame.filename)
         if not filename.startswith(skip) and "<frozen" not in filename and \
                 not filename.endswith(("contextlib.py", "functools.py")):
-            return f" at {frame.filename}:{frame.lineno}"
+            here = os.getcwd() + os.sep  # the user's own files as they name them
+            shown = os.path.relpath(filename) if filename.startswith(here) else frame.filename
+            return f" at {shown}:{frame.lineno}"
     return ""
