@@ -144,3 +144,27 @@ def test_conj_is_lifted_and_the_cli_exit_codes(capsys):
                          "--head-dim", "4"]) == 1
     out = capsys.readouterr().out
     assert "tokens (1, 0)" in out and "mixes positions across tokens" in out
+
+
+@pytest.mark.parametrize("order", [(0, 1, 2), (0, 2, 1), (1, 0, 2), (1, 2, 0), (2, 0, 1),
+                                   (2, 1, 0)])
+@pytest.mark.parametrize("role", ["q", "k"])
+def test_every_gather_of_positions_is_proved_only_when_it_is_the_identity(order, role):
+    """All six orders of 3 tokens, on the query or the key: the claim's truth is known."""
+    index = torch.tensor(order)
+
+    def gathered(q, k, positions):
+        moved = positions[index]
+        if role == "q":
+            return issue17._rope(q, moved), issue17._rope(k, positions)
+        return issue17._rope(q, positions), issue17._rope(k, moved)
+
+    report = check_lifted(lift(gathered, head_dim=2))
+    if order == (0, 1, 2):
+        assert report.verdict == P
+        return
+    translation = report.assumptions["translation_invariance"]
+    assert translation.verdict == R, report.table()
+    i, j = translation.counterexample["pair"]
+    assert f"tokens ({i}, {j})" in translation.counterexample["summary"]
+    assert translation.counterexample["float64_replay"]["agrees"]

@@ -97,10 +97,11 @@ def _commutation(run, report) -> None:
         if at_zero is None or at_zero != sp.eye(line.shape[0]):
             return
         line = line.replace(sp.sinc, lambda u: sp.sin(u) / u)  # t > 0: no sinc(0) here
+        rows, cols = line.shape
         try:
-            generators.append(sp.ImmutableMatrix(
-                line.shape[0], line.shape[1],
-                lambda i, j: sp.limit((line[i, j] - int(i == j)) / t, t, 0, "+")))
+            generators.append(sp.ImmutableMatrix(rows, cols, [
+                sp.limit((line[i, j] - int(i == j)) / t, t, 0, "+")
+                for i in range(rows) for j in range(cols)]))
         except (NotImplementedError, ValueError, TypeError):
             return
     if any(g.has(sp.oo, -sp.oo, sp.zoo, sp.nan) for g in generators):

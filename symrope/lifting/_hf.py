@@ -266,7 +266,10 @@ class _Module:
         self.rope = rope
         self.table_positions = table_positions
 
-    def build(self):
+    def build(self, symbolic_buffers: bool = True):
+        """The module; its float buffers symbolic copies of their exact values when lifting
+        (so an in-place update by a symbolic value runs), its own when the code runs on floats
+        (a float64 replay, an audit: real arithmetic, real rounding)."""
         from symrope.lifting._symbolic import exact, symbolic
 
         try:
@@ -277,7 +280,7 @@ class _Module:
                                 f"{type(error).__name__}: {_first_line(error)}",
                                 op="build") from None
         for name, buffer in list(module.named_buffers(recurse=False)):
-            if buffer.dtype.is_floating_point or buffer.dtype.is_complex:
+            if symbolic_buffers and (buffer.dtype.is_floating_point or buffer.dtype.is_complex):
                 setattr(module, name, symbolic(exact(buffer), dtype=buffer.dtype))
         return module
 
@@ -289,24 +292,31 @@ def _rope_function(rope: HFRope, layer_type, axes: int, reduce_mrope: bool = Fal
     split_at = _split_line(rope.modeling)
 
     def hf_rope_function(q, k, positions):
+        from symrope.lifting._symbolic import SymbolicTensor
+
+        lifting = isinstance(positions, SymbolicTensor)
+        if not lifting:  # a float64 replay or an audit: the real code on real numbers
+            return _run(q, k, positions, lifting)
         try:
-            return _run(q, k, positions)
+            return _run(q, k, positions, lifting)
         except (LiftUndecided, UsageError):
             raise
-        except Exception as error:  # noqa: BLE001 - transformers' code refused symbolic inputs
+        except Exception as error:  # noqa: BLE001 - transformers' code refused the inputs
             if isinstance(error, TypeError) and "positional argument" in str(error):
                 raise LiftUndecided(f"{rope.rotary_class.__name__}.forward takes no position ids "
                                     f"({_first_line(error)}): a patch-grid rotary that builds "
                                     "its own positions, not liftable as (q, k, positions)",
                                     op="raise") from None
+            also = " (it raises on real tensors too: the config's rope parameters do not fit " \
+                "its class)" if _raises_on_floats(_run, q, positions) else ""
             raise LiftUndecided(f"{rope.rotary_class.__name__}: the real code raised "
-                                f"{type(error).__name__}: {_first_line(error)}{_where(error)}",
-                                op="raise") from None
+                                f"{type(error).__name__}: {_first_line(error)}{_where(error)}"
+                                f"{also}", op="raise") from None
 
-    def _run(q, k, positions):
+    def _run(q, k, positions, lifting):
         import torch
 
-        module = builder.build()
+        module = builder.build(symbolic_buffers=lifting)
         tokens = q.shape[-2]
         if rope.mrope_section:
             count = rope.axes
@@ -325,6 +335,18 @@ def _rope_function(rope: HFRope, layer_type, axes: int, reduce_mrope: bool = Fal
         return _apply(rope, outputs, q, k, split_at)
 
     return hf_rope_function
+
+
+def _raises_on_floats(run, q, positions) -> bool:
+    """Whether the same call raises with zeros and integer positions of the same shapes."""
+    import torch
+
+    try:
+        real_q = torch.zeros(tuple(q.shape), dtype=torch.float32)
+        run(real_q, real_q.clone(), torch.zeros(tuple(positions.shape), dtype=torch.int64), False)
+    except Exception:  # noqa: BLE001 - any failure is the answer
+        return True
+    return False
 
 
 def _table_forward(rope, positions, tokens, dtype, kwargs):

@@ -107,8 +107,8 @@ def exact_number(value):
 
 # ----------------------------------------------------------------------------- integrality
 
-_INTEGER_SYMBOLS: contextvars.ContextVar[dict] = contextvars.ContextVar("integer_symbols",
-                                                                        default={})
+_INTEGER_SYMBOLS: contextvars.ContextVar[dict | None] = contextvars.ContextVar(
+    "integer_symbols", default=None)
 
 
 @contextlib.contextmanager
@@ -126,7 +126,7 @@ def integral(value) -> bool:
     value = sp.sympify(value)
     if value.is_integer:
         return True
-    symbols = _INTEGER_SYMBOLS.get()
+    symbols = _INTEGER_SYMBOLS.get() or {}
     if not symbols or not (value.free_symbols & symbols.keys()):
         return False
     return bool(value.xreplace(symbols).is_integer)
