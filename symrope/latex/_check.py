@@ -285,7 +285,8 @@ def check_report_document(check_report: CheckReport) -> str:
     scale = data.get("uniform_scale") or {}
     if scale.get("c2"):  # symrope.lifting / checker._scale: an attention factor, named
         out.append(r"{\raggedright\small Attention factor (" + escape_text(scale["verdict"])
-                   + "): " + _prose(scale["evidence"]) + r"\par}")
+                   + r"): relative up to a uniform scale $c^2 = " + _math(scale["c2"])
+                   + _approx(scale["c2"]) + r"$, $F(p)^{\top} G(p) = c^2 I$.\par}")
     for hazard in data.get("hazards") or []:  # lifted code: casts of positions, file:line
         out.append(r"{\raggedright\small Precision hazard: " + _prose(hazard["text"]) + r"\par}")
     out += [_colophon(), r"\end{document}", ""]
