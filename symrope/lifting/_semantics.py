@@ -40,6 +40,8 @@ from fractions import Fraction
 
 import sympy as sp
 
+from symrope.schedules import get_context
+
 __all__ = ["NumberType", "BOOL", "INT64", "FLOAT16", "BFLOAT16", "FLOAT32", "FLOAT64",
            "COMPLEX64", "COMPLEX128", "OPS", "exact_number", "cast", "integral",
            "positions_are_integers", "as_number", "is_boolean"]
@@ -86,22 +88,15 @@ def exact_number(value):
     >>> exact_number(True), exact_number(2 + 0.5j)
     (1, 2 + I/2)
     """
-    if isinstance(value, sp.Basic):
-        return value
-    if isinstance(value, bool):
-        return sp.Integer(int(value))
-    if isinstance(value, int):
-        return sp.Integer(value)
-    if isinstance(value, float):
-        if value != value:
-            return sp.nan
-        if value in (float("inf"), float("-inf")):
-            return sp.oo if value > 0 else -sp.oo
-        return sp.Rational(value)
     if isinstance(value, complex):
         return exact_number(value.real) + sp.I * exact_number(value.imag)
-    if hasattr(value, "item"):  # a numpy scalar
+    if hasattr(value, "item") and not isinstance(value, sp.Basic):  # a numpy scalar
         return exact_number(value.item())
+    if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
+        return sp.nan if value != value else (sp.oo if value > 0 else -sp.oo)
+    if isinstance(value, (sp.Basic, bool, int, float)):
+        # the schedules' SymPy context holds the one float -> exact rational reading
+        return get_context("sympy").scalar(value)
     return sp.sympify(value)
 
 
