@@ -226,6 +226,16 @@ def test_without_torch_the_lifting_says_which_extra_to_install():
     assert "pip install 'symrope[torch]'" in result.stdout, result.stderr[-2000:]
 
 
+def test_code_that_ignores_its_positions_is_nope_and_says_so():
+    def ignores(q, k, positions):
+        return q * 2, k / 2
+
+    encoding = lift(ignores, head_dim=2)
+    assert encoding.lift_info["sequence"].startswith("no output depends on the positions")
+    report = check_lifted(encoding)
+    assert report.verdict == "proved" and set(report.classification["p"]) == {"zero"}
+
+
 def test_importing_the_lifting_imports_no_framework():
     import subprocess
     import sys

@@ -75,7 +75,7 @@ def test_qwen2_vl_mrope_has_three_axes_and_reduces_to_1d_rope_on_text_tokens():
                                   "mrope_section": [1, 1, 2]}}
     (label_3d, axial), (label_1d, text) = lift_hf_all(config)
     assert axial.position_dims == 3 and text.position_dims == 1
-    assert label_1d == "text tokens t = h = w"
+    assert (label_3d, label_1d) == ("all layers, M-RoPE axes", "all layers, text tokens t = h = w")
     report = check_lifted(axial)
     assert verdicts(report) == PROVED and report.generator["commute"]["verdict"] == "proved"
     planes = {axis: len(groups.get("rotation", [])) for axis, groups in

@@ -146,11 +146,11 @@ def test_conj_is_lifted_and_the_cli_exit_codes(capsys):
     assert "tokens (1, 0)" in out and "mixes positions across tokens" in out
 
 
-@pytest.mark.parametrize("order", [(0, 1, 2), (0, 2, 1), (1, 0, 2), (1, 2, 0), (2, 0, 1),
-                                   (2, 1, 0)])
-@pytest.mark.parametrize("role", ["q", "k"])
+@pytest.mark.parametrize("order, role", [
+    ((0, 1, 2), "k"), ((0, 2, 1), "k"), ((1, 0, 2), "k"), ((1, 2, 0), "k"), ((2, 0, 1), "k"),
+    ((2, 1, 0), "k"), ((1, 2, 0), "q")])
 def test_every_gather_of_positions_is_proved_only_when_it_is_the_identity(order, role):
-    """All six orders of 3 tokens, on the query or the key: the claim's truth is known."""
+    """All six orders of 3 tokens on the key (and one on the query): the truth is known."""
     index = torch.tensor(order)
 
     def gathered(q, k, positions):

@@ -496,12 +496,13 @@ def lift_hf_all(config_dict: dict | None = None, model_type: str | None = None,
                         frequencies=buffer if axes == 1 else None,
                         schedule=schedule if axes == 1 else None, tokens=tokens)
         _annotate(encoding, rope, layer_type)
-        lifted.append((f"layer type {layer_type}" if layer_type else "all layers", encoding))
+        base = f"layer type {layer_type}" if layer_type else "all layers"
+        lifted.append((f"{base}, M-RoPE axes" if axes > 1 else base, encoding))
         if axes > 1:
             reduced = lift(_rope_function(rope, layer_type, 1), head_dim, position_dims=1,
                            name=name + " (M-RoPE on text tokens: t = h = w = p)", tokens=tokens)
             _annotate(reduced, rope, layer_type)
-            lifted.append(("text tokens t = h = w", reduced))
+            lifted.append((f"{base}, text tokens t = h = w", reduced))
     return lifted
 
 

@@ -269,6 +269,11 @@ def _relate_tokens(q_rows, k_rows, x, y, p) -> TokenRows:
 
 
 def _sequence_text(rows: TokenRows, tokens: int) -> str:
+    positions = set(rows.positions())
+    if not any(entry.free_symbols & positions for role in (rows.q, rows.k) for row in role
+               for entry in row):
+        return ("no output depends on the positions: the code ignores the position ids it is "
+                "given (no positional encoding, or positions it builds itself)")
     if rows.per_token:
         return (f"checked on {tokens} tokens at independent positions: every token's q_rot "
                 "and k_rot is the same function of its own content and position, so every "
