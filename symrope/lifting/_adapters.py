@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Iterable
+from typing import Any
 
 from symrope.errors import UsageError
 from symrope.lifting._lift import LiftedEncoding, lift
@@ -66,7 +67,7 @@ def positions_for_arange_class():
     return _MODE_CLASS
 
 
-def positions_for_arange(positions: Iterable):
+def positions_for_arange(positions: Iterable) -> Any:
     """A ``PositionsForArange`` mode over ``positions`` (see :func:`positions_for_arange_class`)."""
     return positions_for_arange_class()(positions)
 

@@ -29,6 +29,7 @@ import mpmath
 import sympy as sp
 
 from symrope.checker._encoding import Encoding
+from symrope.checker._report import CheckReport
 from symrope.errors import UsageError
 from symrope.schedules import RopeConfig
 
@@ -89,7 +90,7 @@ class LiftedEncoding(Encoding):
     def per_token(self) -> bool:
         return self.rows is None or self.rows.per_token
 
-    def check_delegate(self, budget: float):
+    def check_delegate(self, budget: float) -> CheckReport | None:
         """For :func:`symrope.check`: a sequence encoding is decided pair by pair."""
         if self.per_token:
             return None
@@ -122,7 +123,7 @@ class LiftedEncoding(Encoding):
 
 
 def lift(function: Callable[..., Any], head_dim: int, position_dims: int = 1,
-         name: str | None = None, frequencies=None, schedule: RopeConfig | None = None,
+         name: str | None = None, frequencies: Any = None, schedule: RopeConfig | None = None,
          tokens: int = TOKENS) -> LiftedEncoding:
     """Run ``function(q, k, positions) -> (q_rot, k_rot)`` on symbolic inputs: an Encoding.
 
