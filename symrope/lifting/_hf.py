@@ -22,6 +22,9 @@ between model types is read from the code, not typed in:
 Buffers become symbolic copies of their exact values, so a forward that updates them in place
 (LongRoPE's switch, dynamic NTK) runs; its branches on the positions are taken both ways.
 Whatever cannot be followed is a :class:`LiftUndecided` naming the class and the reason.
+
+(Over 500 lines: each convention above is a few lines read from transformers' code, and they
+are kept together so that one model type's whole reading is in one place.)
 """
 
 from __future__ import annotations

@@ -15,6 +15,9 @@ type promotion of position-dependent values to a float type is recorded as a pre
 (:mod:`symrope.lifting._trace`); a Python branch on a symbolic value (``bool``) is a branch of
 the trace, and ``item()`` of one, or an op outside the table, raises :class:`LiftUndecided`
 naming the op or the line of the code being lifted.
+
+(Over 500 lines: the dispatcher, the aten mapping and the data-movement and special ops are
+one tracer; the meaning of each op is not here but in ``_semantics.py``.)
 """
 
 from __future__ import annotations
