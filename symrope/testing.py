@@ -1,6 +1,12 @@
-"""Mark functions in proof files so the pytest plugin runs them as proofs.
+"""Testing helpers: proof items for the pytest plugin, and assertions for a model's own tests.
 
-Kept free of SymPy so that collecting proof files stays light.
+* :func:`proof` marks functions in proof files so the pytest plugin runs them as proofs.
+* :func:`assert_relative` (the lifted code makes attention relative, or the refuted assumption
+  with its counterexample) and :func:`assert_precise` (the float RoPE stays within a tolerance
+  up to a context, or the first failing position band), in the manner of ``numpy.testing``;
+  they live in :mod:`symrope.lifting._assertions` and are re-exported here lazily.
+
+Kept free of SymPy at import so that collecting proof files stays light.
 
 Examples
 ========
@@ -20,7 +26,26 @@ A proof file (``proofs/my_rope.py``)::
 
 from __future__ import annotations
 
-__all__ = ["proof"]
+from typing import TYPE_CHECKING
+
+__all__ = ["proof", "assert_relative", "assert_precise"]
+
+if TYPE_CHECKING:  # pragma: no cover - resolved lazily below (PEP 562)
+    from symrope.lifting._assertions import assert_precise, assert_relative
+
+_LAZY = {"assert_relative": "symrope.lifting._assertions",
+         "assert_precise": "symrope.lifting._assertions"}
+
+
+def __getattr__(name: str):
+    """The assertions on first use (they import SymPy, and torch when they lift)."""
+    if name in _LAZY:
+        import importlib
+
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'symrope.testing' has no attribute {name!r}")
 
 
 def proof(function=None, /, *, expect: str = "proved", budget: float | None = None, **grid):

@@ -132,3 +132,62 @@ def test_docs_page_python_example_runs():
     runner.run(test)
     assert runner.summarize(verbose=False).attempted >= 5
     assert runner.summarize(verbose=False).failed == 0
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["rope", "--audit"], "go with --impl"),
+    (["rope", "--tokens", "4"], "go with --impl"),
+    (["--model-type", "phi", "--config", "x.json"], "either --config or --model-type"),
+    (["--impl", "hf-transformers"], "needs --config FILE.json or --model-type"),
+    (["--impl", "torchtune", "--rope-scaling", "{}"], "go with --impl hf-transformers"),
+    (["--model-type", "phi", "--rope-scaling", "not json"], "--rope-scaling is not valid JSON"),
+    (["--impl", "x.py:f", "--tokens", "0"], "--tokens must be a positive integer"),
+])
+def test_lift_options_bad_input_exits_2_with_one_line(argv, message, capsys):
+    assert symrope_main(["check", *argv]) == 2
+    err = capsys.readouterr().err.strip()
+    assert message in err and "\n" not in err
+
+
+def test_per_layer_rope_prints_one_report_per_layer_type(tmp_path, capsys):
+    pytest.importorskip("transformers")
+    config = tmp_path / "gemma3.json"
+    config.write_text(json.dumps({"model_type": "gemma3_text", "head_dim": 8, "hidden_size": 64,
+                                  "num_attention_heads": 8}))
+    assert main(["--impl", "hf-transformers", "--config", str(config), "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document["verdict"] == "proved"
+    assert [r["label"] for r in document["reports"]] == ["layer type full_attention",
+                                                         "layer type sliding_attention"]
+    assert main(["--impl", "hf-transformers", "--config", str(config)]) == 0
+    out = capsys.readouterr().out
+    assert "[layer type full_attention]" in out and "[layer type sliding_attention]" in out
+
+
+def test_survey_check_conformance_rows_counts_and_markdown(tmp_path, capsys):
+    pytest.importorskip("transformers")
+    page = tmp_path / "conformance.md"
+    assert symrope_main(["survey", "--check", "--model-types", "phi,qwen2_vl_vision",
+                         "--workers", "1", "--json", "--markdown", str(page)]) == 0
+    document = json.loads(capsys.readouterr().out)
+    rows = {row["model_type"]: row for row in document["rows"]}
+    assert rows["phi"]["verdict"] == "proved" and rows["phi"]["rotary"] == "32/64"
+    assert rows["qwen2_vl_vision"]["exit_code"] == 3 and "encoder" in rows["qwen2_vl_vision"][
+        "reason"]
+    assert document["counts"]["decided"] == 1 and document["counts"]["exit_3"] == 1
+    text = page.read_text()
+    assert "| phi |" in text and "- decided: 1; exit 3" in text
+    assert symrope_main(["survey", "--check", "--model-types", "no_such_type"]) == 2
+
+
+def test_docs_page_attention_factor_block_is_the_real_output(capsys):
+    import re
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parent.parent / "docs" / "check.md").read_text()
+    assert main(["yarn_attention_factor"]) == 0  # relative up to a uniform scale: exit 0
+    timing = re.compile(r" \([0-9.]+ s\)$")
+    printed = [timing.sub("", line) for line in capsys.readouterr().out.splitlines()]
+    block = _console_block(page, "symrope check yarn_attention_factor")
+    shown = [timing.sub("", line) for line in block[:block.index("```")]]
+    assert printed == shown

@@ -517,19 +517,31 @@ def test_check_reports_are_mathematics_without_python(name):
 
 
 def test_lift_hazards_and_attention_factor_are_typeset_when_reported(tmp_path):
-    # what a lift may add to the check report: position casts with where they are, and the
-    # attention factor's verdict (rendered from whatever of the documented keys is present)
-    data = {"encoding": "lifted", "verdict": "proved", "assumptions": {},
-            "lift": {"hazards": [{"file": "model.py", "line": 12,
-                                  "what": "positions cast to bfloat16"}, "inv_freq.to(bf16)"],
-                     "attention_factor": {"verdict": "refuted",
-                                          "text": "1.0 where the config says 1.1386"}}}
-    tex = check_report_document(data)
-    assert r"\subsection*{Precision hazards}" in tex and "model.py:12" in tex
-    assert "positions cast to bfloat16" in tex and r"\textbf{Attention factor.}" in tex
+    # a real lift's report: a position cast to bfloat16 (a hazard with its file:line), and a
+    # YaRN-like attention factor read as a uniform scale c^2
+    torch = pytest.importorskip("torch")
+    from symrope.lifting import check_lifted, lift
+
+    def scaled_bf16(q, k, positions):
+        angle = positions.to(torch.bfloat16).float()[:, None]
+        c, s = angle.cos() * 1.25, angle.sin() * 1.25
+        turn = lambda v: torch.cat((v[..., :1] * c - v[..., 1:] * s,
+                                    v[..., :1] * s + v[..., 1:] * c), -1)
+        return turn(q), turn(k)
+
+    report = check_lifted(lift(scaled_bf16, head_dim=2))
+    data = report.to_dict()
+    assert data["hazards"] and data["uniform_scale"]["c2"] == "25/16"
+    tex = check_report_document(report)
+    where = data["hazards"][0]["location"]          # this file, the line of the cast
+    assert r"\subsection*{Precision hazards}" in tex and ":" + where.rsplit(":", 1)[1] in tex
+    assert "exact integers only up to 256" in tex and r"\textbf{Attention factor.}" in tex
+    assert r"c^2 = \frac{25}{16}" in tex
     require_tool("pdflatex")
     pdf, log = _compile_and_read(tmp_path, "lifted", tex)
-    assert latex_errors(log) == [] and "model.py:12" in pdf_text(pdf)
+    text = " ".join(pdf_text(pdf).split())
+    assert latex_errors(log) == [] and "exact integers only up to 256" in text
+    assert "test_latex.py:" + where.rsplit(":", 1)[1] in text.replace(" ", "")
 
 
 def test_the_latex_package_has_no_import_cycle():

@@ -52,6 +52,9 @@ USER_FILE = textwrap.dedent('''
             return q, k
         return half_rope(q, k, positions)
 
+    def reads_number(q, k, positions):
+        return q * int(positions[0]), k
+
     def cumulative(q, k, positions):
         return q * torch.cumsum(positions.float(), 0)[:, None], k
 
@@ -114,9 +117,19 @@ def test_counterexample_is_replayed_through_the_real_code_in_float64(user_file):
     assert "float64 replay through the real code" in result.counterexample["summary"]
 
 
-def test_branch_on_a_symbolic_value_names_the_line(user_file):
-    with pytest.raises(LiftUndecided, match=r"branches on a symbolic value .* at .*user_rope.py:\d+"):
-        lift(load(user_file, "branchy"), head_dim=4)
+def test_a_branch_on_a_symbolic_value_is_followed_both_ways_and_named(user_file):
+    encoding = lift(load(user_file, "branchy"), head_dim=4)
+    (taken,) = encoding.lift_info["branches"]
+    assert taken["location"].startswith(str(user_file)) and "> 100" in taken["condition"]
+    report = check_lifted(encoding)
+    assert report.assumptions["translation_invariance"].verdict == "refuted"
+    assert any("branches on the positions at" in note for note in report.notes)
+
+
+def test_reading_a_symbolic_value_as_a_number_names_the_line(user_file):
+    with pytest.raises(LiftUndecided, match=r"reads a symbolic value as a Python number .* at "
+                                            r".*user_rope.py:\d+"):
+        lift(load(user_file, "reads_number"), head_dim=4)
 
 
 def test_unsupported_op_is_named(user_file):
@@ -128,7 +141,7 @@ def test_unsupported_op_is_named(user_file):
 def test_contract_violations_are_usage_errors(user_file):
     with pytest.raises(UsageError, match="must take \\(q, k, positions\\)"):
         lift(load(user_file, "one_argument"), head_dim=4)
-    with pytest.raises(UsageError, match="returned q_rot of shape \\(1, 1, 1, 1\\)"):
+    with pytest.raises(UsageError, match="returned q_rot of shape \\(1, 1, 3, 1\\)"):
         lift(load(user_file, "wrong_shape"), head_dim=4)
 
 
@@ -141,7 +154,8 @@ def test_cli_user_function_exit_codes_and_one_line_errors(user_file, capsys):
     assert document["lift"]["layout"]["kind"] == "rotate_half"
     replay = document["assumptions"]["translation_invariance"]["counterexample"]["float64_replay"]
     assert replay["agrees"] is True
-    for name, code, needle in (("branchy", 3, "user_rope.py:"), ("cumulative", 3, "aten.cumsum"),
+    for name, code, needle in (("reads_number", 3, "user_rope.py:"),
+                               ("cumulative", 3, "aten.cumsum"),
                                ("one_argument", 2, "must take"), ("wrong_shape", 2, "shape"),
                                ("missing", 2, "defines no 'missing'")):
         assert symrope_main(["check", "--impl", f"{user_file}:{name}", "--head-dim", "4"]) == code
@@ -170,7 +184,7 @@ def test_symbolic_index_into_a_table_is_undecided():
     assert np.array_equal(entries(table[torch.tensor([2])]), [sp.Rational(float(table[2]))])
 
 
-def test_casts_are_identities_so_bf16_is_invisible_and_the_report_says_so():
+def test_float_casts_are_identities_and_each_is_a_hazard_with_its_line():
     def bf16_rope(q, k, positions):
         inv_freq = torch.tensor([1.0, 0.01], dtype=torch.bfloat16)  # a bf16 buffer
         angle = positions.to(torch.bfloat16)[:, None] * inv_freq  # positions cast to bf16
@@ -186,7 +200,10 @@ def test_casts_are_identities_so_bf16_is_invisible_and_the_report_says_so():
     planes = {tuple(r["indices"]): sp.sympify(r["frequency"])
               for r in report.classification["p"]["rotation"]}
     assert planes[(1, 3)] == sp.Rational(41, 4096)  # bf16(0.01), exactly
-    assert any("casts are identities" in note and "symrope audit" in note for note in report.notes)
+    assert any("casts between float types are identities" in note for note in report.notes)
+    (hazard,) = report.hazards  # ... but where it bites is said beside the verdict
+    assert hazard["dtype"] == "bfloat16" and hazard["exact_integers"] == 256
+    assert "test_lift.py:" in hazard["location"] and "symrope audit" in hazard["text"]
 
 
 def test_round_in_lifted_code_ties_to_even_as_torch_does():
@@ -207,3 +224,46 @@ def test_without_torch_the_lifting_says_which_extra_to_install():
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                             timeout=120)
     assert "pip install 'symrope[torch]'" in result.stdout, result.stderr[-2000:]
+
+
+def test_code_that_ignores_its_positions_is_nope_and_says_so():
+    def ignores(q, k, positions):
+        return q * 2, k / 2
+
+    encoding = lift(ignores, head_dim=2)
+    assert encoding.lift_info["sequence"].startswith("no output depends on the positions")
+    report = check_lifted(encoding)
+    assert report.verdict == "proved" and set(report.classification["p"]) == {"zero"}
+
+
+def test_importing_the_lifting_imports_no_framework():
+    import subprocess
+    import sys
+    code = ("import sys, symrope.lifting, symrope.testing\n"
+            "from symrope.testing import assert_relative, assert_precise\n"
+            "print(sorted(m for m in ('torch', 'transformers', 'jax') if m in sys.modules))\n")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            timeout=120)
+    assert result.stdout.strip() == "[]", result.stderr[-2000:]
+
+
+def test_docs_lift_page_shows_the_real_output(monkeypatch, capsys):
+    """Every ``$ symrope check`` block of docs/lift.md is what the command prints today."""
+    import re
+    import shlex
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    monkeypatch.chdir(root)  # hazards name files relative to the working directory
+    lines = (root / "docs" / "lift.md").read_text().splitlines()
+    timing = re.compile(r" \([0-9.]+ s\)$")
+    commands = [i for i, line in enumerate(lines) if line.startswith("$ symrope check ")]
+    assert len(commands) >= 4
+    for start in commands:
+        end = next(i for i in range(start + 1, len(lines))
+                   if lines[i].startswith("$ ") or lines[i] == "```")
+        code = symrope_main(shlex.split(lines[start][2:])[1:])
+        printed = [timing.sub("", line) for line in capsys.readouterr().out.splitlines()]
+        assert printed == [timing.sub("", line) for line in lines[start + 1:end]], lines[start]
+        if lines[end] == "$ echo $?":
+            assert code == int(lines[end + 1])

@@ -8,7 +8,10 @@ Two shapes of function are accepted:
 * an *apply* function ``f(x, positions) -> rotated x`` with ``x`` of shape ``(n, head_dim)``: its
   table is recovered by rotating unit vectors, after detecting whether it pairs channels
   ``(2i, 2i+1)`` (interleaved, Meta/RoFormer) or ``(i, i + rotary_dim/2)`` (``rotate_half``,
-  GPT-NeoX/HF).
+  GPT-NeoX/HF);
+* a *check* function ``f(q, k, positions) -> (q_rot, k_rot)``, the signature ``symrope check
+  --impl`` lifts (q, k of shape ``(1, 1, n, head_dim)``): audited as the apply function
+  ``x -> q_rot``, so one user function serves both commands.
 
 Arguments are numpy arrays; if the function fails on them and its own module has loaded torch,
 it is called again with torch tensors. Results may be numpy arrays, torch tensors (detected by
@@ -45,8 +48,9 @@ def load_user_impl(spec: str, kind: str = "auto") -> "UserImpl":
 
     spec : str
     kind : str
-        ``"table"`` (``f(positions)``), ``"apply"`` (``f(x, positions)``) or ``"auto"``: a
-        function with two required positional parameters is an apply function.
+        ``"table"`` (``f(positions)``), ``"apply"`` (``f(x, positions)``), ``"qk"``
+        (``f(q, k, positions) -> (q_rot, k_rot)``) or ``"auto"``: three required positional
+        parameters make a qk function, two an apply function.
 
     Examples
     ========
@@ -69,11 +73,16 @@ def load_user_impl(spec: str, kind: str = "auto") -> "UserImpl":
         raise UsageError(f"module {location!r} has no function {attribute!r} (from --impl {spec})")
     if not callable(function):
         raise UsageError(f"{spec} is not callable (it is a {type(function).__name__})")
+    return UserImpl(spec, function, _kind(function, kind))
+
+
+def _kind(function, kind: str) -> str:
     if kind == "auto":
-        kind = "apply" if _required_positional(function) >= 2 else "table"
-    if kind not in ("table", "apply"):
-        raise UsageError(f"kind must be 'table', 'apply' or 'auto', got {kind!r}")
-    return UserImpl(spec, function, kind)
+        required = _required_positional(function)
+        kind = "qk" if required >= 3 else "apply" if required == 2 else "table"
+    if kind not in ("table", "apply", "qk"):
+        raise UsageError(f"kind must be 'table', 'apply', 'qk' or 'auto', got {kind!r}")
+    return kind
 
 
 class UserImpl:
@@ -87,13 +96,23 @@ class UserImpl:
         self._function = function
         self.pairing: str | None = None  # "interleaved" or "rotate_half", once an apply is probed
         self.default_dtype = "fp32"
-        what = "a table function f(positions)" if kind == "table" else "an apply function f(x, positions)"
+        what = {"table": "a table function f(positions)",
+                "apply": "an apply function f(x, positions)",
+                "qk": "a check function f(q, k, positions) -> (q_rot, k_rot), audited on q"}[kind]
         self.summary = f"user implementation {spec}: {what}"
         self.explanation = ("A user-supplied implementation: the audit measures it as a black box; "
                             "compare against --compare hf fp64-angle to see which step loses bits.")
 
     def __repr__(self) -> str:
         return f"<UserImpl {self.name} ({self.kind})>"
+
+    @classmethod
+    def from_callable(cls, function, name: str, kind: str = "auto") -> "UserImpl":
+        """A function already in hand (``symrope check --impl ... --audit`` audits the callable
+        it lifted), not loaded from a spec."""
+        if not callable(function):
+            raise UsageError(f"{name} is not callable (it is a {type(function).__name__})")
+        return cls(name, function, _kind(function, kind))
 
     def table(self, positions, config: RopeConfig, dtype: str | None = None,
               seq_len: int | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -108,6 +127,7 @@ class UserImpl:
         name = dtype_name(self.default_dtype if dtype is None else dtype)
         if self.kind == "table":
             return self._table_from_table_function(positions, config)
+        # apply and qk functions: the table from rotating unit vectors
         return self._table_from_apply_function(positions, config, name)
 
     # --- table functions -----------------------------------------------------------------------
@@ -168,7 +188,17 @@ class UserImpl:
                                                    "fp64": "float64"}[dtype]))
             return tensor, torch.from_numpy(positions)
 
-        result = self._call((narrow, positions), as_torch)
+        if self.kind == "qk":  # f(q, k, positions): x is the query of one head; q_rot comes back
+            def as_torch_qk(torch):
+                tensor, torch_positions = as_torch(torch)
+                return tensor[None, None], tensor[None, None].clone(), torch_positions
+
+            result = self._call((narrow[None, None], narrow[None, None].copy(), positions),
+                                as_torch_qk)
+            if isinstance(result, (tuple, list)) and len(result) == 2:
+                result = result[0]
+        else:
+            result = self._call((narrow, positions), as_torch)
         rotated = _to_numpy(result, self.name, "the rotated x")
         while rotated.ndim > 2 and rotated.shape[0] == 1:
             rotated = rotated[0]
@@ -230,7 +260,8 @@ def _required_positional(function) -> int:
 
 def _uses_torch(function) -> bool:
     module = sys.modules.get(getattr(function, "__module__", None) or "")
-    names = vars(module).values() if module is not None else ()
+    namespace = getattr(function, "__globals__", None) or (vars(module) if module else {})
+    names = namespace.values()
     return any(getattr(v, "__name__", "") == "torch" for v in names) or "torch" in getattr(
         getattr(function, "__code__", None), "co_names", ())
 

@@ -9,7 +9,8 @@ import sympy as sp
 from symrope._cliutil import VERDICT_EXIT_CODES as EXIT_CODES
 from symrope.engine import PROVED, REFUTED, UNDECIDED
 
-__all__ = ["AssumptionResult", "CheckReport", "ASSUMPTIONS", "EXIT_CODES", "Shown", "show"]
+__all__ = ["AssumptionResult", "CheckReport", "ASSUMPTIONS", "EXIT_CODES", "Shown", "show",
+           "exact_of"]
 
 ASSUMPTIONS = ("linearity", "translation_invariance", "identity_at_zero", "continuity")
 _TITLES = {"linearity": "linearity", "translation_invariance": "translation invariance",
@@ -73,6 +74,10 @@ class CheckReport:
     notes: list = field(default_factory=list)
     seconds: float = 0.0
     lift: dict | None = None  # what symrope.lift adds: the code's layout, frequencies, casts
+    uniform_scale: dict | None = None  # F(p)^T G(p) = c^2 I (an attention factor): _scale.py
+    noncommuting: dict | None = None   # why n-d translation invariance failed: _scale.py
+    hazards: list | None = None        # precision hazards of lifted code (file:line)
+    audit: dict | None = None          # symrope check --audit: the same callable's audit summary
 
     @property
     def verdict(self) -> str:
@@ -85,8 +90,23 @@ class CheckReport:
         return PROVED
 
     @property
+    def scaled(self) -> bool:
+        """Relative up to a uniform scale: identity at zero offset refuted only by ``c^2 I``."""
+        others = [a.verdict for n, a in self.assumptions.items() if n != "identity_at_zero"]
+        return bool(self.uniform_scale) and self.uniform_scale.get("verdict") == PROVED and \
+            all(v == PROVED for v in others)
+
+    @property
+    def headline(self) -> str:
+        """The verdict as the report's first line says it (a uniform scale is not "refuted")."""
+        if self.scaled:
+            return f"relative up to a uniform scale c^2 = {self.uniform_scale['c2_value']}"
+        return self.verdict
+
+    @property
     def exit_code(self) -> int:
-        return EXIT_CODES[self.verdict]
+        """0 proved (or relative up to a uniform scale), 1 refuted, 3 undecided."""
+        return EXIT_CODES[PROVED] if self.scaled else EXIT_CODES[self.verdict]
 
     def verdicts(self) -> dict:
         """``assumption -> verdict``, the four answers at a glance."""
@@ -100,13 +120,22 @@ class CheckReport:
                     "notes": list(self.notes), "seconds": round(self.seconds, 4)}
         if self.lift is not None:
             document["lift"] = self.lift
+        if self.uniform_scale is not None:
+            document["uniform_scale"] = self.uniform_scale
+        if self.noncommuting is not None:
+            document["noncommuting"] = self.noncommuting
+        if self.hazards is not None:
+            document["hazards"] = list(self.hazards)
+        if self.audit is not None:
+            document["audit"] = self.audit
+        document["headline"] = self.headline
         return document
 
     def table(self) -> str:
         """The report as the ``symrope check`` command prints it."""
         axes = "axis" if self.position_dims == 1 else "axes"
         lines = [f"{self.encoding}: dim {self.dim}, {self.position_dims} position {axes} "
-                 f"-> {self.verdict} ({self.seconds:.2f} s)",
+                 f"-> {self.headline} ({self.seconds:.2f} s)",
                  f"  {'assumption':<26}{'verdict':<11}evidence"]
         for name in ASSUMPTIONS:
             result = self.assumptions[name]
@@ -114,15 +143,29 @@ class CheckReport:
             if result.counterexample:
                 lines.append(f"  {'':<26}{'':<11}counterexample: "
                              f"{result.counterexample.get('summary', result.counterexample)}")
+        if self.uniform_scale and self.uniform_scale.get("c2"):
+            scale = self.uniform_scale
+            lines.append(f"  {'attention factor':<26}{scale['verdict']:<11}relative up to a "
+                         f"uniform scale c^2 = {scale['c2']} ({scale['c2_value']}): "
+                         f"{scale['evidence']}")
         for note in self.notes:
             lines.append(f"  note: {note}")
-        if self.generator:
-            lines += _generator_lines(self.generator)
-        if self.classification:
+        for hazard in self.hazards or []:
+            lines.append(f"  precision hazard: {hazard['text']}")
+        if self.audit is not None:
+            lines.append(f"  {self.audit['text']}")
+        generator, classification = self.generator, self.classification
+        if generator is None and self.scaled and self.uniform_scale.get("generator"):
+            lines.append(f"  the normalised encoding F, G / c^2 (c^2 = {self.uniform_scale['c2']}):")
+            generator = self.uniform_scale["generator"]
+            classification = self.uniform_scale.get("classification")
+        if generator:
+            lines += _generator_lines(generator)
+        if classification:
             from symrope.checker._classify import describe
 
-            for axis, groups in self.classification.items():
-                prefix = "" if len(self.classification) == 1 else f"[{axis}] "
+            for axis, groups in classification.items():
+                prefix = "" if len(classification) == 1 else f"[{axis}] "
                 lines += [f"  {prefix}{line}" for line in describe(groups)]
         return "\n".join(lines)
 
@@ -172,6 +215,24 @@ class Shown(str):
 
     def __reduce__(self):
         return Shown, (str(self), self.exact)
+
+
+def exact_of(value):
+    """The exact value behind a report entry: ``.exact`` of a :class:`Shown`, a SymPy object or
+    a Python number as it is, lists entry by entry. Text without its value is refused, never
+    parsed (``sympify`` of a string evaluates Python)."""
+    exact = getattr(value, "exact", None)
+    if exact is not None:
+        return exact
+    if isinstance(value, sp.Basic):
+        return value
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return sp.sympify(value, strict=True)
+    if isinstance(value, (list, tuple)):
+        return [exact_of(v) for v in value]
+    from symrope.errors import InternalError
+
+    raise InternalError(f"a report entry without its exact value: {value!r}")
 
 
 def show(value) -> Shown:

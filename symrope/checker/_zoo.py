@@ -80,6 +80,21 @@ def _uniform_scale():
                      lambda p: factor * rotation(p))
 
 
+def _longrope_factor():
+    factor = sp.sqrt(1 + sp.log(4) / sp.log(4096))  # LongRoPE: sqrt(1 + ln s / ln L), s = 4
+    return _matrices("longrope_attention_factor", lambda p: factor * rotation(p),
+                     lambda p: factor * rotation(p))
+
+
+def _deepseek_mla():
+    mscale = sp.log(40) / 10 + 1  # YaRN mscale of DeepSeek-V3 (factor 40), squared in softmax
+
+    def F(p):  # decoupled RoPE: two content (nope) channels pass, two rope channels turn
+        return mscale * sp.diag(sp.eye(2), rotation(p))
+
+    return _matrices("deepseek_mla", F, F)
+
+
 def _absolute_sinusoidal(d=4, theta=10000):
     omega = rope_frequencies(d, theta)
 
@@ -188,6 +203,13 @@ _ENTRIES = [
                        lambda p: rotation(sp.floor(p) / 10)), (P, R, P, R)),
     ZooEntry("yarn_attention_factor", "RoPE times YaRN's attention factor 0.1 ln 4 + 1 on q and k",
              _uniform_scale(), (P, P, R, P)),
+    ZooEntry("longrope_attention_factor", "RoPE times LongRoPE's factor sqrt(1 + ln 4 / ln 4096)",
+             _longrope_factor(), (P, P, R, P)),
+    ZooEntry("deepseek_mla", "DeepSeek MLA: nope channels pass, rope channels turn, YaRN mscale",
+             _deepseek_mla(), (P, P, R, P)),
+    ZooEntry("constant_offset", "F = G = R(p + 1): a constant position offset, still RoPE",
+             _matrices("constant_offset", lambda p: rotation(p + 1), lambda p: rotation(p + 1)),
+             (P, P, P, P)),
     ZooEntry("rope_2d_axial", "2D axial RoPE: half the pairs turn with x, half with y, d = 8",
              _axial_2d(), (P, P, P, P)),
     ZooEntry("rope_2d_mixed", "2D mixed RoPE: every pair turns with both x and y, d = 4",

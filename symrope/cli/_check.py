@@ -35,7 +35,22 @@ def main(argv: list[str]) -> int:
                              "or module:function / file.py:function with signature "
                              "(q, k, positions) -> (q_rot, k_rot)")
     parser.add_argument("--config", metavar="FILE.json",
-                        help="the HF config.json for --impl hf-transformers (read offline)")
+                        help="the HF config.json for --impl hf-transformers (read offline, "
+                             "through transformers' config class and its defaults)")
+    parser.add_argument("--model-type", metavar="NAME",
+                        help="with --impl hf-transformers (implied): that transformers model "
+                             "type's default config, built offline from its config class")
+    parser.add_argument("--rope-scaling", metavar="JSON",
+                        help="with --config or --model-type: replace the rope parameters, e.g. "
+                             "'{\"rope_type\": \"yarn\", \"factor\": 4}'")
+    parser.add_argument("--tokens", type=int, default=None, metavar="N",
+                        help="--impl: tokens of the symbolic sequence, each at its own position "
+                             "(default 3)")
+    parser.add_argument("--audit", action="store_true",
+                        help="--impl: also run the precision audit of the same callable and "
+                             "append its summary (safe context, worst band)")
+    parser.add_argument("--max-position", type=int, default=65535, metavar="N",
+                        help="with --audit: audit positions 0..N (default 65535)")
     parser.add_argument("--head-dim", type=int, metavar="N",
                         help="head dimension for --impl other than hf-transformers (default 64)")
     parser.add_argument("--position-dims", type=int, default=1, metavar="N",
@@ -46,10 +61,14 @@ def main(argv: list[str]) -> int:
         return _list()
     if args.zoo:
         return _run_zoo(args.budget, args.json)
+    if args.model_type is not None and args.impl is None:
+        args.impl = "hf-transformers"
     if args.impl:
         return _run_impl(args)
-    if args.config or args.head_dim is not None or args.position_dims != 1:
-        raise UsageError("--config, --head-dim and --position-dims go with --impl")
+    if args.config or args.head_dim is not None or args.position_dims != 1 or \
+            args.rope_scaling is not None or args.tokens is not None or args.audit:
+        raise UsageError("--config, --model-type, --rope-scaling, --head-dim, --position-dims, "
+                         "--tokens and --audit go with --impl")
     if not args.target:
         raise UsageError("give a TARGET (a zoo name, path/to/file.py:NAME or module:NAME), "
                          "or --list")
@@ -91,19 +110,63 @@ def _run_impl(args) -> int:
     """Lift real code (a library's or the user's) and check it; exit 3 when it cannot be lifted."""
     if args.target:
         raise UsageError(f"give either a TARGET ({args.target!r}) or --impl, not both")
+    if args.tokens is not None and args.tokens < 1:
+        raise UsageError(f"--tokens must be a positive integer, got {args.tokens}")
+    if args.max_position < 0:
+        raise UsageError(f"--max-position must be non-negative, got {args.max_position}")
+    from symrope.lifting import LiftUndecided, check_lifted
+
     try:
-        from symrope.lifting import LiftUndecided, check_lifted
-    except ImportError as error:
-        raise UsageError(f"--impl needs torch ({error}); pip install 'symrope[frameworks]'") \
-            from None
-    try:
-        encoding = _lifted(args)
+        lifts = _lifted(args)
     except LiftUndecided as error:
         message = " ".join(str(error).split())
         print(f"symrope check: undecided: {message} (the code cannot be followed in exact "
               "semantics; no verdict)", file=sys.stderr)
         return EXIT_UNDECIDED
-    return _print_report(check_lifted(encoding, budget=args.budget), args)
+    except ImportError as error:
+        raise UsageError(f"--impl needs torch ({error}); pip install 'symrope[frameworks]'") \
+            from None
+    reports = []
+    for label, encoding in lifts:
+        report = check_lifted(encoding, budget=args.budget, audit_spec=_audit_spec(args))
+        if args.audit:
+            from symrope.lifting._audit import audit_summary
+
+            report.audit = audit_summary(encoding, report, max_position=args.max_position)
+        reports.append((label, report))
+    return _print_reports(reports, args)
+
+
+def _audit_spec(args) -> str:
+    """What a user passes to ``symrope audit --impl`` for the same code."""
+    if args.impl == "hf-transformers":
+        if args.model_type:
+            return f"hf-transformers --model-type {args.model_type}"
+        return f"hf-transformers --config {args.config}" if args.config else "hf-transformers"
+    return args.impl
+
+
+def _print_reports(reports, args) -> int:
+    """One report as before; several (per-layer rope, M-RoPE and its reduction) one after another."""
+    from symrope._cliutil import exit_code
+
+    if len(reports) == 1:
+        return _print_report(reports[0][1], args)
+    if args.latex:
+        stem = Path(args.latex)
+        for index, (_, report) in enumerate(reports):
+            target = stem if index == 0 else stem.with_name(f"{stem.stem}-{index}{stem.suffix}")
+            _write_latex(report, str(target))
+    codes = [report.exit_code for _, report in reports]
+    worst = exit_code({0: "proved", 1: "refuted", 3: "undecided"}[c] for c in codes)
+    if args.json:
+        dump_json({"verdict": {0: "proved", 1: "refuted", 3: "undecided"}[worst],
+                   "reports": [dict(report.to_dict(), label=label) for label, report in reports]})
+    else:
+        for index, (label, report) in enumerate(reports):
+            print(("" if index == 0 else "\n") + f"[{label}]")
+            print(report.table())
+    return worst
 
 
 def _print_report(report, args) -> int:
@@ -117,17 +180,32 @@ def _print_report(report, args) -> int:
     return report.exit_code
 
 
-def _lifted(args):
-    from symrope.lifting import IMPLS, lift, lift_impl
+def _lifted(args) -> list:
+    """``[(label, encoding)]``: one lift, or one per layer type / M-RoPE view of an HF model."""
+    from symrope.lifting import IMPLS, lift, lift_hf_all, lift_impl
 
     spec = args.impl
+    tokens = {} if args.tokens is None else {"tokens": args.tokens}
+    scaling = _rope_scaling(args.rope_scaling)
+    if spec == "hf-transformers":
+        if args.head_dim is not None or args.position_dims != 1:
+            raise UsageError("--head-dim and --position-dims do not apply to hf-transformers: "
+                             "the config sets them")
+        if args.model_type is not None and args.config:
+            raise UsageError("give either --config or --model-type, not both")
+        if args.model_type is None and not args.config:
+            raise UsageError("--impl hf-transformers needs --config FILE.json or --model-type "
+                             "NAME")
+        config = _read_json(args.config) if args.config else None
+        return lift_hf_all(config, model_type=args.model_type, rope_scaling=scaling, **tokens)
+    if args.model_type is not None or scaling is not None:
+        raise UsageError("--model-type and --rope-scaling go with --impl hf-transformers")
     if spec in IMPLS:
         if args.position_dims != 1:
             raise UsageError(f"--position-dims applies only to module:function, not {spec}")
-        config = None
         if args.config:
-            config = _read_json(args.config)
-        return lift_impl(spec, config=config, head_dim=args.head_dim)
+            raise UsageError(f"--config applies only to --impl hf-transformers, not {spec}")
+        return [(spec, lift_impl(spec, head_dim=args.head_dim))]
     where, sep, name = spec.rpartition(":")
     if not sep or not where or not name:
         raise UsageError(f"unknown --impl {spec!r}: one of {', '.join(IMPLS)}, or "
@@ -140,8 +218,22 @@ def _lifted(args):
     head_dim = 64 if args.head_dim is None else args.head_dim
     if head_dim < 1 or args.position_dims < 1:
         raise UsageError("--head-dim and --position-dims must be positive")
-    return lift(getattr(module, name), head_dim, position_dims=args.position_dims,
-                name=f"{where}:{name}")
+    return [(spec, lift(getattr(module, name), head_dim, position_dims=args.position_dims,
+                        name=f"{where}:{name}", **tokens))]
+
+
+def _rope_scaling(text: str | None) -> dict | None:
+    import json
+
+    if text is None:
+        return None
+    try:
+        scaling = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise UsageError(f"--rope-scaling is not valid JSON: {error.msg}") from None
+    if not isinstance(scaling, dict):
+        raise UsageError(f"--rope-scaling must be a JSON object, got {text!r}")
+    return scaling
 
 
 def _read_json(path: str) -> dict:

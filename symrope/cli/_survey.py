@@ -53,6 +53,9 @@ def _parser() -> ArgumentParser:
                         help="seed of the sampled positions (default 0)")
     parser.add_argument("--json", action="store_true", help="print one JSON document instead of the table")
     parser.add_argument("--plot", metavar="FILE", help="write one PNG: max |err| against position, every row")
+    from symrope.cli._conformance import add_options
+
+    add_options(parser)  # --check: the conformance table of lifted transformers model types
     return parser
 
 
@@ -60,6 +63,13 @@ def _parser() -> ArgumentParser:
 def main(argv: list[str]) -> int:
     """Run ``symrope survey``; returns the exit code."""
     args = _parser().parse_args(argv)
+    if args.workers < 1:
+        raise UsageError(f"--workers must be at least 1, got {args.workers}")
+    from symrope.cli._conformance import check_only_options, run
+
+    if args.check:
+        return run(args)
+    check_only_options(args)
     if args.max_position < 0 or args.max_position > 2**32:
         raise UsageError(f"--max-position must be in 0..2^32, got {args.max_position}")
     if not (args.tolerance > 0 and np.isfinite(args.tolerance)):

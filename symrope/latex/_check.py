@@ -29,7 +29,7 @@ from symrope.latex._derivation import plural, versions
 from symrope.latex._document import write_latex
 from symrope.latex._layout import LINE_EM, chain_layouts, display_layouts, math_width, side_by_side
 from symrope.latex._model import (Claim, Display, Document, Heading, ItemList, Paragraph, code,
-                                  join, math, strong, words)
+                                  join, math, sentence, strong, words)
 from symrope.latex._printer import math_latex
 from symrope.latex._prose import method_phrase
 
@@ -467,35 +467,35 @@ def _classification(classification: dict, setting: _Setting) -> list:
 
 
 def _hazards(data: dict) -> list:
-    """Precision hazards a lift found (position casts, with where they are), if reported."""
-    lift = data.get("lift") if isinstance(data.get("lift"), dict) else {}
-    hazards = data.get("hazards", lift.get("hazards"))
+    """The lift's precision hazards (casts of positions or angles, with ``file:line``) and an
+    attention factor read as a uniform scale (``uniform_scale``: ``F(p)^T G(p) = c^2 I``)."""
     out = []
+    hazards = data.get("hazards")
     if isinstance(hazards, list) and hazards:
         items = []
         for hazard in hazards:
-            if isinstance(hazard, dict):
-                where = hazard.get("where") or ":".join(
-                    str(hazard[k]) for k in ("file", "line") if hazard.get(k) is not None)
-                what = next((hazard[k] for k in ("what", "description", "message", "text",
-                                                 "kind") if hazard.get(k)), "")
-                items.append(join(code(str(where)), ": " if where and what else "",
-                                  code(str(what)) if what else ()))
-            else:
+            if not isinstance(hazard, dict):
                 items.append(code(str(hazard)))
+                continue
+            where = str(hazard.get("location") or "")
+            text = str(hazard.get("text", ""))
+            # the text names the place itself; the code font shows it literally
+            text = text.replace(f" at {where}", "") if where else text
+            items.append(join(code(where), ": " if where else "", sentence(words(text))))
         out += [Heading(words("Precision hazards"), level=2),
                 Paragraph(words("Casts that touch positions or angles: the exact semantics "
                                 "treat them as identities, so the verdicts above cannot see "
                                 "their rounding (measure it with the audit):")),
                 ItemList(items)]
-    factor = data.get("attention_factor", lift.get("attention_factor"))
-    if factor:
-        if isinstance(factor, dict):
-            text = join(strong(str(factor.get("verdict", ""))), " ",
-                        code(str(factor.get("text") or factor.get("evidence") or "")))
-        else:
-            text = code(str(factor))
-        out.append(Paragraph(text, lead="Attention factor."))
+    scale = data.get("uniform_scale")
+    if isinstance(scale, dict) and scale.get("c2") is not None:
+        c2 = _math(scale["c2"])
+        out.append(Paragraph(join(
+            "The encoding is relative up to a uniform scale: ",
+            math(r"F(p)^{\top} G(p) = c^2 I"), " with ", math("c^2 = " + c2),
+            f" (about {scale.get('c2_value', '')}), {scale.get('verdict', '')}. "
+            "A uniform scale multiplies every score by the same constant, so attention still "
+            "sees only relative position."), lead="Attention factor."))
     return out
 
 
@@ -512,7 +512,8 @@ def check_derivation(check_report) -> Document:
         facts.append(plural(axes, "position axis") if axes == 1 else f"{axes} position axes")
     blocks: list = [
         Paragraph(join(", ".join(facts).capitalize() + ". " if facts else "",
-                       "Overall verdict: ", strong(str(data.get("verdict", ""))), ".")),
+                       "Overall verdict: ",
+                       strong(str(data.get("headline") or data.get("verdict", ""))), ".")),
         Paragraph(join("A query with content ", math("q"), " at position ", math("s"),
                        " and a key with content ", math("k"), " at position ", math("t"),
                        (join(" (", math(setting.positions()), ")") if setting.several else ""),

@@ -11,15 +11,13 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Iterable
-
-import torch
-from torch.overrides import TorchFunctionMode
+from typing import Any
 
 from symrope.errors import UsageError
 from symrope.lifting._lift import LiftedEncoding, lift
 
-__all__ = ["IMPLS", "lift_impl", "lift_hf", "lift_torchtune", "lift_timm",
-           "lift_rotary_embedding_torch", "PositionsForArange"]
+__all__ = ["IMPLS", "lift_impl", "lift_torchtune", "lift_timm", "lift_rotary_embedding_torch",
+           "positions_for_arange", "positions_for_arange_class"]
 
 _EXTRA = "pip install 'symrope[frameworks]'"
 
@@ -36,66 +34,42 @@ def _require(spec: str, *modules: str):
     return loaded
 
 
-class PositionsForArange(TorchFunctionMode):
-    """While active, ``torch.arange(n)`` returns the next of the given position tensors.
-
-    Only a call whose single length argument equals that tensor's length is replaced, in
-    order; every other call runs unchanged.
-    """
-
-    def __init__(self, positions: Iterable[torch.Tensor]) -> None:
-        super().__init__()
-        self.queue = list(positions)
-
-    def __torch_function__(self, func, types, args=(), kwargs=None):
-        kwargs = kwargs or {}
-        if func is torch.arange and self.queue and len(args) == 1 and \
-                args[0] == self.queue[0].shape[0]:
-            positions = self.queue.pop(0)
-            dtype = kwargs.get("dtype")
-            return positions.to(dtype) if dtype is not None else positions
-        return func(*args, **kwargs)
+_MODE_CLASS = None
 
 
-# ----------------------------------------------------------------------------- HF transformers
+def positions_for_arange_class():
+    """``PositionsForArange``: while active, ``torch.arange(n)`` returns the next of the given
+    position tensors (only a call whose single length argument equals that tensor's length is
+    replaced, in order; every other call runs unchanged). Built on first use: torch is imported
+    only then."""
+    global _MODE_CLASS
+    if _MODE_CLASS is None:
+        import torch
+        from torch.overrides import TorchFunctionMode
 
-def lift_hf(config_dict: dict, name: str | None = None) -> LiftedEncoding:
-    """The model type's real ``*RotaryEmbedding`` and ``apply_rotary_pos_emb``, lifted.
+        class PositionsForArange(TorchFunctionMode):
+            __doc__ = positions_for_arange_class.__doc__
 
-    The config is built offline from transformers' own config class (no download); the
-    module's float32 ``inv_freq`` is compared with the exact schedule of the config.
-    """
-    from symrope.audit._hf import _build
-    from symrope.schedules import RopeConfig
+            def __init__(self, positions: Iterable) -> None:
+                super().__init__()
+                self.queue = list(positions)
 
-    if not isinstance(config_dict, dict):
-        raise UsageError(f"an HF config must be a JSON object, got {type(config_dict).__name__}")
-    _torch, transformers = _require("hf-transformers", "torch", "transformers")
-    config_object, rotary_class, _layer_type = _build(transformers, dict(config_dict), None, None)
-    modeling = importlib.import_module(rotary_class.__module__)
-    apply = modeling.apply_rotary_pos_emb
-    if getattr(config_object, "rope_interleave", False) and \
-            hasattr(modeling, "apply_rotary_pos_emb_interleave"):
-        apply = modeling.apply_rotary_pos_emb_interleave
-    module = rotary_class(config_object)
-    head_dim = (getattr(config_object, "qk_rope_head_dim", None)
-                or getattr(config_object, "head_dim", None)
-                or config_object.hidden_size // config_object.num_attention_heads)
+            def __torch_function__(self, func, types, args=(), kwargs=None):
+                kwargs = kwargs or {}
+                if func is torch.arange and self.queue and len(args) == 1 and \
+                        args[0] == self.queue[0].shape[0]:
+                    positions = self.queue.pop(0)
+                    dtype = kwargs.get("dtype")
+                    return positions.to(dtype) if dtype is not None else positions
+                return func(*args, **kwargs)
 
-    def hf_rope(q, k, positions):
-        cos, sin = module(q, positions[None, :])
-        return apply(q, k, cos, sin)
+        _MODE_CLASS = PositionsForArange
+    return _MODE_CLASS
 
-    schedule = None
-    try:
-        schedule = RopeConfig.from_hf(dict(config_dict, head_dim=head_dim))
-        if schedule.pairs != module.inv_freq.numel():
-            schedule = None
-    except UsageError:
-        schedule = None
-    label = name or f"{rotary_class.__name__}+{apply.__name__} (transformers " \
-                    f"{transformers.__version__})"
-    return lift(hf_rope, head_dim, name=label, frequencies=module.inv_freq, schedule=schedule)
+
+def positions_for_arange(positions: Iterable) -> Any:
+    """A ``PositionsForArange`` mode over ``positions`` (see :func:`positions_for_arange_class`)."""
+    return positions_for_arange_class()(positions)
 
 
 # ----------------------------------------------------------------------------- torchtune
@@ -113,7 +87,7 @@ def lift_torchtune(head_dim: int = 64, base: float = 10_000) -> LiftedEncoding:
                                                           base=base)
 
     def torchtune_rope(q, k, positions):
-        with PositionsForArange([positions]):
+        with positions_for_arange([positions]):
             module.build_rope_cache(positions.shape[0])
         # torchtune's layout is [batch, seq, heads, head_dim]
         return tuple(module(t.transpose(1, 2)).transpose(1, 2) for t in (q, k))
@@ -135,7 +109,7 @@ def lift_rotary_embedding_torch(head_dim: int = 64, xpos: bool = False) -> Lifte
 
     def rotary_embedding_torch(q, k, positions):
         # one arange per rotate_* call: the query's and the key's
-        with PositionsForArange([positions] if xpos else [positions, positions]):
+        with positions_for_arange([positions] if xpos else [positions, positions]):
             if xpos:
                 return module.rotate_queries_and_keys(q, k)
             return module.rotate_queries_or_keys(q), module.rotate_queries_or_keys(k)
@@ -150,7 +124,9 @@ def lift_rotary_embedding_torch(head_dim: int = 64, xpos: bool = False) -> Lifte
 def lift_timm(head_dim: int = 64) -> LiftedEncoding:
     """timm's axial 2-D ``RotaryEmbedding`` (index grid, temperature bands) and ``apply_rot_embed``.
 
-    The grid's ``arange`` per axis becomes the two position coordinates (``position_dims=2``).
+    The grid's ``arange`` per axis becomes the two position coordinates (``position_dims=2``):
+    an n x n grid whose row and column coordinates are the tokens' first and second
+    coordinates, of which the diagonal cells ``(t, t)`` are the tokens.
     """
     (sincos,) = _require("timm", "timm.layers.pos_embed_sincos")
     if head_dim % 4:
@@ -158,9 +134,12 @@ def lift_timm(head_dim: int = 64) -> LiftedEncoding:
     module = sincos.RotaryEmbedding(dim=head_dim, in_pixels=False).eval()
 
     def timm_rope(q, k, positions):
+        tokens = positions.shape[0]
         axes = [positions[:, 0], positions[:, 1]]
-        with PositionsForArange(axes):
-            sin_emb, cos_emb = module.get_embed(shape=[1, 1])
+        with positions_for_arange(axes):
+            sin_emb, cos_emb = module.get_embed(shape=[tokens, tokens])
+        diagonal = [t * tokens + t for t in range(tokens)]  # cell (t, t): token t's (p0, p1)
+        sin_emb, cos_emb = sin_emb[diagonal], cos_emb[diagonal]
         return (sincos.apply_rot_embed(q, sin_emb, cos_emb),
                 sincos.apply_rot_embed(k, sin_emb, cos_emb))
 
@@ -199,6 +178,8 @@ def lift_impl(spec: str, config: dict | None = None, head_dim: int | None = None
             raise UsageError("--impl hf-transformers needs --config FILE.json (an HF config)")
         if head_dim is not None:
             raise UsageError("--head-dim does not apply to hf-transformers: the config sets it")
+        from symrope.lifting._hf import lift_hf
+
         return lift_hf(config)
     if config is not None:
         raise UsageError(f"--config applies only to --impl hf-transformers, not {spec}")

@@ -1,73 +1,130 @@
-"""``lift``: run real torch RoPE code on symbolic vectors and positions, as an ``Encoding``.
+"""``lift``: run real RoPE code on a whole sequence of symbolic tokens, as an ``Encoding``.
 
-The code is executed once, on content vectors of fresh real symbols and a symbolic position,
-through :class:`~symrope.lifting._symbolic.SymbolicTensor`. Its outputs are exact SymPy
-expressions; ``query(x, p)`` and ``key(y, p)`` substitute the checker's vectors and positions
-into them (exact, because no branch on a symbolic value was taken: that stops the lift).
+The code runs on ``tokens`` (default 3) tokens, each with its own content symbols and its own
+position symbol: no ``arange``, so left padding, packed sequences and a decode step at a cache
+offset are all special cases. What it returns is checked per token:
+
+* if every token's ``q_rot`` and ``k_rot`` is the same function of that token's own content
+  and position (literally, after renaming the symbols), the score of any token pair
+  ``(i, j)`` is ``query(x, p_i)^T key(y, p_j)`` and the lift is an ordinary per-token
+  :class:`~symrope.Encoding` (the checker's fast path);
+* otherwise the code mixes tokens (``positions.flip(0)``, positions re-based to the first token,
+  a gather by a shifted index, a schedule switched by ``max(positions)``): the encoding is a
+  *sequence* encoding whose assumptions :func:`symrope.lifting.check_lifted` decides on the
+  score of every pair of tokens (``_pairs.py``).
+
+A Python branch on a symbolic value is taken both ways (``_trace.explore``): the outputs are a
+``Piecewise`` over the branch conditions. Casts of positions to float types are recorded as
+precision hazards with their ``file:line``.
 """
 
 from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import mpmath
-import numpy as np
 import sympy as sp
-import torch
 
 from symrope.checker._encoding import Encoding
-from symrope.errors import InternalError, UsageError
-from symrope.lifting._errors import LiftUndecided
+from symrope.checker._report import CheckReport
+from symrope.errors import UsageError
 from symrope.schedules import RopeConfig
 
-__all__ = ["lift", "LiftedEncoding", "CASTS_NOTE", "frequency_errors"]
+__all__ = ["lift", "LiftedEncoding", "TokenRows", "CASTS_NOTE", "frequency_errors", "layout",
+           "TOKENS"]
 
-CASTS_NOTE = ("casts are identities in exact semantics (float32 inv_freq read as the exact "
-              "rational of its bits, .float()/.to(bf16) ignored): float rounding is invisible "
-              "to this check by design; measure it with 'symrope audit'")
+TOKENS = 3  # the fewest that show a score depending on a third token (i, j and another)
+
+CASTS_NOTE = ("casts between float types are identities in exact semantics (float32 inv_freq "
+              "read as the exact rational of its bits): float rounding is invisible to this "
+              "check by design; the hazards below say where it bites, and 'symrope audit' "
+              "measures it")
+
+
+@dataclass
+class TokenRows:
+    """The lifted outputs of a whole sequence: one row of expressions per token and role.
+
+    ``x[t]``, ``y[t]`` are token ``t``'s query and key content symbols, ``p[t]`` its position
+    symbols (a tuple of ``position_dims``); ``per_token`` says whether every token's rows are
+    token 0's rows with the symbols renamed.
+    """
+
+    q: list
+    k: list
+    x: list
+    y: list
+    p: list
+    per_token: bool
+    foreign: dict  # token -> tokens whose positions its outputs read (empty when per_token)
+
+    @property
+    def tokens(self) -> int:
+        return len(self.q)
+
+    def positions(self) -> list:
+        return [s for axes in self.p for s in axes]
 
 
 class LiftedEncoding(Encoding):
-    """An :class:`Encoding` whose query and key are real torch code run symbolically.
+    """An :class:`Encoding` whose query and key are real code run symbolically on a sequence.
 
-    ``lift_info`` holds what the report prints beside the verdicts: the layout of the pairs,
-    the frequency report (when a schedule is known) and the casts note; ``replay(...)`` runs
-    the real code in float64 torch.
+    ``lift_info`` holds what the report prints beside the verdicts (layout, frequencies,
+    hazards, branches, how the tokens relate); ``rows`` the per-token expressions;
+    :meth:`replay_score` runs the real code in float64 on concrete positions.
     """
 
     def __init__(self, name: str, dim: int, query: Callable[..., sp.Matrix],
                  key: Callable[..., sp.Matrix], position_dims: int,
-                 function: Callable[..., Any], lift_info: dict[str, Any]) -> None:
+                 function: Callable[..., Any], lift_info: dict[str, Any],
+                 rows: TokenRows | None = None) -> None:
         super().__init__(name, dim, query, key, position_dims)
         self.function = function
         self.lift_info = lift_info
+        self.rows = rows
 
-    def replay(self, role: str, index: int,
-               position: sp.Expr | float | Sequence[sp.Expr | float]) -> np.ndarray:
-        """``role``'s output for the basis vector ``e_index`` at ``position``, in float64 torch."""
-        dim = self.dim
-        basis = torch.zeros(1, 1, 1, dim, dtype=torch.float64)
-        basis[..., index] = 1.0
-        values = [sp.nsimplify(v) if not isinstance(v, sp.Basic) else v
-                  for v in (position if isinstance(position, (tuple, list, sp.Tuple))
-                            else (position,))]
+    @property
+    def per_token(self) -> bool:
+        return self.rows is None or self.rows.per_token
+
+    def check_delegate(self, budget: float) -> CheckReport | None:
+        """For :func:`symrope.check`: a sequence encoding is decided pair by pair."""
+        if self.per_token:
+            return None
+        from symrope.lifting._pairs import check_pairs
+
+        return check_pairs(self, budget)
+
+    def replay_score(self, i: int, a: int, j: int, b: int, positions: Sequence) -> float:
+        """``q_rot[i] . k_rot[j]`` through the real code in float64: token ``i``'s query is the
+        basis vector ``e_a``, token ``j``'s key ``e_b``, every other input zero."""
+        import torch
+
+        tokens = self.rows.tokens if self.rows is not None else 1
+        q = torch.zeros(1, 1, tokens, self.dim, dtype=torch.float64)
+        k = torch.zeros_like(q)
+        q[0, 0, i, a] = 1.0
+        k[0, 0, j, b] = 1.0
+        values = [v if isinstance(v, sp.Basic) else sp.Rational(v)
+                  for axes in positions for v in (axes if isinstance(axes, (tuple, list))
+                                                  else (axes,))]
         integral = all(v.is_integer for v in values)
-        dtype = torch.int64 if integral else torch.float64
         numbers = [int(v) if integral else float(v) for v in values]
-        positions = torch.tensor(numbers if self.position_dims > 1 else numbers[:1],
-                                 dtype=dtype).reshape((1, self.position_dims)
-                                                      if self.position_dims > 1 else (1,))
+        shape = (tokens, self.position_dims) if self.position_dims > 1 else (tokens,)
+        tensor = torch.tensor(numbers, dtype=torch.int64 if integral else torch.float64)
         with torch.no_grad():
-            q_rot, k_rot = self.function(basis, basis.clone(), positions)
-        out = q_rot if role == "query" else k_rot
-        return out.detach().to(torch.float64).reshape(-1).numpy()
+            q_rot, k_rot = self.function(q, k, tensor.reshape(shape))
+        q_row = q_rot.detach().to(torch.float64).reshape(tokens, self.dim)[i]
+        k_row = k_rot.detach().to(torch.float64).reshape(tokens, self.dim)[j]
+        return float(torch.dot(q_row, k_row))
 
 
 def lift(function: Callable[..., Any], head_dim: int, position_dims: int = 1,
-         name: str | None = None, frequencies: torch.Tensor | None = None,
-         schedule: RopeConfig | None = None) -> LiftedEncoding:
+         name: str | None = None, frequencies: Any = None, schedule: RopeConfig | None = None,
+         tokens: int = TOKENS) -> LiftedEncoding:
     """Run ``function(q, k, positions) -> (q_rot, k_rot)`` on symbolic inputs: an Encoding.
 
     Parameters
@@ -79,21 +136,24 @@ def lift(function: Callable[..., Any], head_dim: int, position_dims: int = 1,
         returns the rotated ``q`` and ``k`` with the same shape.
     head_dim : int
     position_dims : int
-        Number of position coordinates (2 for image patches).
+        Number of position coordinates (2 for image patches, 3 for M-RoPE).
     name : str, optional
     frequencies : tensor, optional
         The module's frequency buffer (HF's ``inv_freq``), compared with ``schedule``.
     schedule : RopeConfig, optional
         The exact schedule the frequencies should follow (:mod:`symrope.schedules`).
+    tokens : int
+        Sequence length of the symbolic run (each token at its own symbolic position).
 
     Raises
     ======
 
     LiftUndecided
-        The code calls an op symrope cannot run symbolically, or branches on a symbolic value
-        (the message names the op or file:line).
+        The code calls an op symrope cannot run symbolically, reads a symbolic value as a
+        Python number, or branches in too many ways (the message names the op or file:line).
     UsageError
-        The function has the wrong signature, raises, or returns the wrong shapes.
+        The function has the wrong signature, raises, returns the wrong shapes, or mixes the
+        contents of q and k or of different tokens.
 
     Examples
     ========
@@ -115,59 +175,51 @@ def lift(function: Callable[..., Any], head_dim: int, position_dims: int = 1,
     >>> check(encoding).verdict
     'proved'
     """
-    from symrope.lifting._symbolic import entries, symbolic
+    from symrope.lifting._backends import tracer_for
 
     if isinstance(head_dim, bool) or not isinstance(head_dim, int) or head_dim < 1:
         raise UsageError(f"head_dim must be a positive integer, got {head_dim!r}")
+    if isinstance(position_dims, bool) or not isinstance(position_dims, int) or position_dims < 1:
+        raise UsageError(f"position_dims must be a positive integer, got {position_dims!r}")
+    if isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 1:
+        raise UsageError(f"tokens must be a positive integer, got {tokens!r}")
     if not callable(function):
         raise UsageError(f"lift needs a callable (q, k, positions) -> (q_rot, k_rot), got "
                          f"{type(function).__name__}")
     name = name or getattr(function, "__qualname__", None) or type(function).__name__
     _check_signature(function, name)
-    xs = sp.symbols(f"_lift_x0:{head_dim}", real=True)
-    ys = sp.symbols(f"_lift_y0:{head_dim}", real=True)
-    ps = sp.symbols(f"_lift_p0:{position_dims}", real=True)
-    q = symbolic(np.array(xs, dtype=object).reshape(1, 1, 1, head_dim))
-    k = symbolic(np.array(ys, dtype=object).reshape(1, 1, 1, head_dim))
-    positions = symbolic(np.array(ps, dtype=object).reshape(
-        (1, position_dims) if position_dims > 1 else (1,)), dtype=torch.int64)
-    try:
-        with torch.no_grad():
-            result = function(q, k, positions)
-    except (LiftUndecided, UsageError, InternalError):
-        raise
-    except Exception as error:  # the user's code refused the inputs: a contract problem
-        message = " ".join(str(error).split())[:300] or "no message"
-        raise UsageError(f"{name}(q, k, positions) raised {type(error).__name__}: {message} "
-                         f"(q, k: (1, 1, seq, {head_dim}) float, positions: int64 (seq,)"
-                         f"{'' if position_dims == 1 else f' x {position_dims}'})") from None
-    if not isinstance(result, (tuple, list)) or len(result) != 2 or \
-            not all(isinstance(r, torch.Tensor) for r in result):
-        raise UsageError(f"{name} must return (q_rot, k_rot), two tensors; got "
-                         f"{type(result).__name__}")
-    rows = []
-    for role, tensor in zip(("q_rot", "k_rot"), result):
-        if tensor.numel() != head_dim or tuple(tensor.shape)[-1] != head_dim:
-            raise UsageError(f"{name} returned {role} of shape {tuple(tensor.shape)}; expected "
-                             f"(1, 1, 1, {head_dim}) for inputs of that shape")
-        rows.append([sp.sympify(v) for v in entries(tensor).reshape(-1)])
-    q_rows, k_rows = rows
-    _check_separate(name, q_rows, k_rows, set(xs), set(ys))
-    info = {"source": name, "layout": layout(q_rows, k_rows, xs, ys),
-            "casts": CASTS_NOTE}
+    tracer = tracer_for(function)
+    x = [sp.symbols(f"_lift_x{t}_0:{head_dim}", real=True) for t in range(tokens)]
+    y = [sp.symbols(f"_lift_y{t}_0:{head_dim}", real=True) for t in range(tokens)]
+    p = [tuple(sp.symbols(f"_lift_p{t}_0:{position_dims}", real=True)) for t in range(tokens)]
+    outputs, hazards, branches = tracer.run(function, name, x, y, p, position_dims)
+    q_rows, k_rows = outputs
+    _check_separate(name, q_rows, k_rows, x, y)
+    rows = _relate_tokens(q_rows, k_rows, x, y, p)
+    info = {"source": name, "tokens": tokens,
+            "layout": layout(q_rows[0], k_rows[0], x[0], y[0]),
+            "casts": CASTS_NOTE, "hazards": list(hazards.values()),
+            "branches": branches, "sequence": _sequence_text(rows, tokens)}
     if frequencies is not None and schedule is not None:
         info["frequencies"] = frequency_errors(frequencies, schedule)
 
-    def evaluator(rows_, symbols):
-        def encode(x, p):
-            values = p if isinstance(p, tuple) else (p,)
-            mapping = dict(zip(symbols, list(x)))
-            mapping.update(zip(ps, values))
-            return sp.ImmutableMatrix([row.xreplace(mapping) for row in rows_])
+    def evaluator(role_rows, symbols):
+        def encode(vector, position):
+            if not rows.per_token:
+                raise UsageError(f"{name} mixes positions across tokens ({info['sequence']}): "
+                                 "it has no per-token query(x, p); check it with "
+                                 "symrope.check or symrope.lifting.check_lifted, which decide "
+                                 "every pair of tokens")
+            values = position if isinstance(position, tuple) else (position,)
+            mapping = dict(zip(symbols, list(vector)))
+            mapping.update(zip(p[0], values))
+            return sp.ImmutableMatrix([row.xreplace(mapping) for row in role_rows])
         return encode
 
-    return LiftedEncoding(name, head_dim, evaluator(q_rows, xs), evaluator(k_rows, ys),
-                          position_dims, function, info)
+    encoding = LiftedEncoding(name, head_dim, evaluator(q_rows[0], x[0]),
+                              evaluator(k_rows[0], y[0]), position_dims, function, info, rows)
+    encoding.schedule = schedule
+    return encoding
 
 
 def _check_signature(function, name) -> None:
@@ -182,11 +234,60 @@ def _check_signature(function, name) -> None:
                          f"{name}{signature}") from None
 
 
-def _check_separate(name, q_rows, k_rows, xs, ys) -> None:
-    for role, rows, other in (("q_rot", q_rows, ys), ("k_rot", k_rows, xs)):
-        if any(row.free_symbols & other for row in rows):
-            raise UsageError(f"{name}: {role} depends on the other input ({'k' if role == 'q_rot' else 'q'}); "
-                             "a positional encoding transforms q and k separately")
+def _check_separate(name, q_rows, k_rows, x, y) -> None:
+    all_x = {s for symbols in x for s in symbols}
+    all_y = {s for symbols in y for s in symbols}
+    for role, rows, other in (("q_rot", q_rows, all_y), ("k_rot", k_rows, all_x)):
+        if any(entry.free_symbols & other for row in rows for entry in row):
+            raise UsageError(f"{name}: {role} depends on the other input "
+                             f"({'k' if role == 'q_rot' else 'q'}); a positional encoding "
+                             "transforms q and k separately")
+    for role, rows, symbols in (("q_rot", q_rows, x), ("k_rot", k_rows, y)):
+        for t, row in enumerate(rows):
+            for other, own in enumerate(symbols):
+                if other != t and any(entry.free_symbols & set(own) for entry in row):
+                    raise UsageError(f"{name}: {role} of token {t} depends on the content of "
+                                     f"token {other}; a positional encoding transforms each "
+                                     "token's vector on its own")
+
+
+def _relate_tokens(q_rows, k_rows, x, y, p) -> TokenRows:
+    """Whether every token's rows are token 0's, renamed; else which positions each reads."""
+    foreign, same = {}, True
+    for t in range(len(q_rows)):
+        read = sorted(u for u in range(len(p)) if u != t and any(
+            entry.free_symbols & set(p[u]) for entry in (*q_rows[t], *k_rows[t])))
+        if read:
+            foreign[t] = read
+        if t == 0 or read:
+            same = same and not read
+            continue
+        renaming = {**dict(zip(x[t], x[0])), **dict(zip(y[t], y[0])), **dict(zip(p[t], p[0]))}
+        if any(a.xreplace(renaming) != b for a, b in zip(q_rows[t], q_rows[0])) or \
+                any(a.xreplace(renaming) != b for a, b in zip(k_rows[t], k_rows[0])):
+            same = False
+    return TokenRows(q_rows, k_rows, x, y, p, same, foreign)
+
+
+def _sequence_text(rows: TokenRows, tokens: int) -> str:
+    positions = set(rows.positions())
+    if not any(entry.free_symbols & positions for role in (rows.q, rows.k) for row in role
+               for entry in row):
+        return ("no output depends on the positions: the code ignores the position ids it is "
+                "given (no positional encoding, or positions it builds itself)")
+    if rows.per_token:
+        return (f"checked on {tokens} tokens at independent positions: every token's q_rot "
+                "and k_rot is the same function of its own content and position, so every "
+                "pair (i, j) scores query(x, p_i)^T key(y, p_j)")
+    if rows.foreign:
+        reads = "; ".join(f"token {t} reads the position of token"
+                          f"{'s' if len(us) > 1 else ''} {', '.join(map(str, us))}"
+                          for t, us in rows.foreign.items())
+        return (f"the code mixes positions across tokens ({reads}): decided on the score of "
+                f"every pair of the {tokens} tokens")
+    return (f"the tokens are transformed by different functions of their positions (the "
+            f"code depends on the token index): decided on the score of every pair of the "
+            f"{tokens} tokens")
 
 
 def layout(q_rows, k_rows, xs, ys) -> dict:
@@ -297,3 +398,4 @@ def frequency_errors(frequencies, schedule) -> dict:
                     f"error {float(errors[worst]):.3g} (plane {worst}) over {len(errors)} "
                     "planes: the float32 rounding of inv_freq; the theorem is about these "
                     "rounded frequencies"}
+

@@ -1,25 +1,30 @@
 """Check a lifted encoding: the checker's verdicts plus the lift's own evidence.
 
-Beside the four verdicts the report gets the layout of the pairs, the frequency report and the
-casts note, and every counterexample on basis vectors is replayed through the real code in
-float64 torch, its numbers printed beside the exact ones.
+Beside the four verdicts the report gets the layout of the pairs, how the tokens relate, the
+frequency report, the branches the code took on the positions and the precision hazards
+(``report.hazards``: casts of positions to float types, with ``file:line``). Every
+counterexample on basis vectors is replayed through the real code in float64 torch on a whole
+sequence, its numbers printed beside the exact ones, and names the token pair.
 """
 
 from __future__ import annotations
 
-import numpy as np
 import sympy as sp
 
 from symrope.checker._check import check
-from symrope.checker._report import CheckReport
+from symrope.checker._report import CheckReport, exact_of, show
 from symrope.errors import UsageError
 from symrope.lifting._lift import LiftedEncoding
 
 __all__ = ["check_lifted", "annotate"]
 
 
-def check_lifted(encoding: LiftedEncoding, budget: float = 60.0) -> CheckReport:
-    """:func:`symrope.check` on a lifted encoding, with float64 replays of counterexamples.
+def check_lifted(encoding: LiftedEncoding, budget: float = 60.0,
+                 audit_spec: str | None = None) -> CheckReport:
+    """:func:`symrope.check` on a lifted encoding, with hazards and float64 replays.
+
+    ``audit_spec`` (the ``--impl`` a user would pass to ``symrope audit``) is named in each
+    hazard's advice.
 
     Examples
     ========
@@ -36,21 +41,35 @@ def check_lifted(encoding: LiftedEncoding, budget: float = 60.0) -> CheckReport:
     'refuted'
     >>> "float64 replay" in report.assumptions["translation_invariance"].counterexample["summary"]
     True
+    >>> [h["dtype"] for h in report.hazards]
+    ['float32']
     """
     if not isinstance(encoding, LiftedEncoding):
         raise UsageError(f"check_lifted takes what lift() returns, got {type(encoding).__name__}")
     report = check(encoding, budget=budget)
-    annotate(report, encoding)
+    annotate(report, encoding, audit_spec)
     return report
 
 
-def annotate(report: CheckReport, encoding: LiftedEncoding) -> CheckReport:
-    """Add the lift's layout, frequency report, casts note and float64 replays to ``report``."""
+def annotate(report: CheckReport, encoding: LiftedEncoding,
+             audit_spec: str | None = None) -> CheckReport:
+    """Add the lift's layout, tokens, frequencies, branches, hazards and float64 replays."""
     info = dict(encoding.lift_info)
     report.notes.append(f"lifted from {info['source']}: {info['layout']['text']}")
+    report.notes.append(info["sequence"])
     if "frequencies" in info:
         report.notes.append(info["frequencies"]["text"])
+    report.notes.extend(info.get("notes", []))
+    for taken in info.get("branches", []):
+        report.notes.append(f"the code branches on the positions at {taken['location']} "
+                            f"({taken['condition']}): both ways were followed, the outputs "
+                            "joined as a Piecewise")
     report.notes.append(info["casts"])
+    advice = (f"; run 'symrope audit --impl {audit_spec}' for the error" if audit_spec else
+              "; 'symrope audit' measures the error")
+    report.hazards = [dict(h, text=h["text"] + advice) for h in info.get("hazards", [])]
+    if encoding.per_token and encoding.rows is not None:
+        _smaller_counterexamples(report, encoding.rows)
     for result in report.assumptions.values():
         counterexample = result.counterexample
         if not counterexample or not str(counterexample.get("x", "")).startswith("e_"):
@@ -63,45 +82,128 @@ def annotate(report: CheckReport, encoding: LiftedEncoding) -> CheckReport:
     return report
 
 
-def _exact(shown):
-    """The exact value a checker report's string carries (never parsed back from the text)."""
-    return shown.exact
+def _smaller_counterexamples(report, rows) -> None:
+    """Move the per-token check's counterexamples to small integer positions where one exists.
+
+    The checker's points (``37/7``, ``-10^7``) are exact, but code in float32 replays them
+    poorly; the same basis vectors at small integers show the same failure and replay cleanly.
+    """
+    from symrope.engine import verify
+    from symrope.lifting._pairs import simplest_point
+
+    def role_vector(role_rows, symbols, index):
+        basis = {s: sp.Integer(int(k == index)) for k, s in enumerate(symbols)}
+        return [entry.xreplace(basis) for entry in role_rows]
+
+    s_axes, t_axes = rows.p[0], rows.p[min(1, rows.tokens - 1)]
+    for name, result in report.assumptions.items():
+        example = result.counterexample
+        if not example or not str(example.get("x", "")).startswith("e_"):
+            continue
+        a, b = _basis_index(example["x"]), _basis_index(example["y"])
+        query = role_vector(rows.q[0], rows.x[0], a)
+        if name == "translation_invariance" and "score_at_0_t_minus_s" in example:
+            key = [e.xreplace(dict(zip(rows.p[0], t_axes)))
+                   for e in role_vector(rows.k[0], rows.y[0], b)]
+            score = sum(q * k for q, k in zip(query, key))
+            shifted = {**{s: sp.Integer(0) for s in s_axes},
+                       **{t: t - s for s, t in zip(s_axes, t_axes)}}
+            point = simplest_point(score - score.xreplace(shifted), [*s_axes, *t_axes])
+            if point is None:
+                continue
+            here, there = score.xreplace(point), score.xreplace(shifted).xreplace(point)
+            if not verify(here, there, budget=10).refuted:
+                continue
+            s_value = _pack([point[v] for v in s_axes])
+            t_value = _pack([point[v] for v in t_axes])
+            example.update(s=show(s_value), t=show(t_value), score_at_s_t=show(here),
+                           score_at_0_t_minus_s=show(there), summary=(
+                               f"s = {s_value}, t = {t_value}, x = e_{a}, y = e_{b}: score "
+                               f"{_number(here)} at (s, t) but {_number(there)} at (0, t - s)"))
+        elif name == "identity_at_zero" and "score" in example:
+            key = role_vector(rows.k[0], rows.y[0], b)
+            score = sum(q * k for q, k in zip(query, key))
+            target = sp.Integer(int(a == b))
+            point = simplest_point(score - target, list(s_axes))
+            if point is None or not verify(score.xreplace(point), target, budget=10).refuted:
+                continue
+            here, p_value = score.xreplace(point), _pack([point[v] for v in s_axes])
+            example.update(p=show(p_value), score=show(here), summary=(
+                f"p = {p_value}, x = e_{a}, y = e_{b}: query(x, p)^T key(y, p) = "
+                f"{_number(here)} but x^T y = {target}"))
+
+
+def _pack(values):
+    return values[0] if len(values) == 1 else sp.Tuple(*values)
+
+
+def _number(value) -> str:
+    return sp.sstr(sp.N(value, 12))
 
 
 def _basis_index(text: str) -> int:
     return int(text.split("_", 1)[1])
 
 
-def _score(encoding, i, s, j, t) -> float:
-    query = encoding.replay("query", i, s)
-    key = encoding.replay("key", j, t)
-    return float(np.dot(query, key))
+def _axes(value) -> tuple:
+    value = exact_of(value)
+    if isinstance(value, (list, tuple, sp.Tuple)):
+        return tuple(value)
+    return (value,)
+
+
+def _sequence(encoding, assignments: dict) -> list:
+    """Positions of every token: the given ones, every other token at 0."""
+    tokens = encoding.rows.tokens if encoding.rows is not None else 1
+    zero = tuple(sp.Integer(0) for _ in range(encoding.position_dims))
+    return [assignments.get(t, zero) for t in range(tokens)]
 
 
 def _replay(encoding, counterexample) -> dict | None:
-    i, j = _basis_index(counterexample["x"]), _basis_index(counterexample["y"])
-    if "s" in counterexample and "t" in counterexample:
-        s, t = _exact(counterexample["s"]), _exact(counterexample["t"])
-        s_axes = tuple(s) if isinstance(s, sp.Tuple) else (s,)
-        t_axes = tuple(t) if isinstance(t, sp.Tuple) else (t,)
-        shifted = tuple(b - a for a, b in zip(s_axes, t_axes))
-        zero = tuple(sp.Integer(0) for _ in s_axes)
-        here = _score(encoding, i, s_axes, j, t_axes)
-        there = _score(encoding, i, zero, j, shifted)
-        exact_here = float(_exact(counterexample["score_at_s_t"]))
-        exact_there = float(_exact(counterexample["score_at_0_t_minus_s"]))
+    a, b = _basis_index(counterexample["x"]), _basis_index(counterexample["y"])
+    if "pair" in counterexample and "reference_positions" in counterexample:  # a sequence check
+        i, j = counterexample["pair"]
+        here_positions = [_axes(v) for v in counterexample["positions"]]
+        there_positions = [_axes(v) for v in counterexample["reference_positions"]]
+        r_i, r_j = counterexample["reference_pair"]
+        here = encoding.replay_score(i, a, j, b, here_positions)
+        there = encoding.replay_score(r_i, a, r_j, b, there_positions)
+        exact_here = float(exact_of(counterexample["score"]))
+        exact_there = float(exact_of(counterexample["reference_score"]))
+        return {"score": here, "reference_score": there,
+                "agrees": _close(here, exact_here) and _close(there, exact_there),
+                "text": f"{here:.12g} for tokens ({i}, {j}) but {there:.12g} for tokens "
+                        f"({r_i}, {r_j}) (exact {exact_here:.12g} and {exact_there:.12g})"}
+    if "pair" in counterexample:  # identity on a sequence check
+        i, _ = counterexample["pair"]
+        positions = [_axes(v) for v in counterexample["positions"]]
+        here = encoding.replay_score(i, a, i, b, positions)
+        exact_here = float(exact_of(counterexample["score"]))
+        return {"score": here, "agrees": _close(here, exact_here),
+                "text": f"token {i} scores {here:.12g} (exact {exact_here:.12g}), "
+                        f"x^T y = {int(a == b)}"}
+    if "s" in counterexample and "t" in counterexample:  # the per-token check: tokens (0, 1)
+        s, t = _axes(counterexample["s"]), _axes(counterexample["t"])
+        shifted = tuple(y - x for x, y in zip(s, t))
+        zero = tuple(sp.Integer(0) for _ in s)
+        here = encoding.replay_score(0, a, 1, b, _sequence(encoding, {0: s, 1: t}))
+        there = encoding.replay_score(0, a, 1, b, _sequence(encoding, {0: zero, 1: shifted}))
+        exact_here = float(exact_of(counterexample["score_at_s_t"]))
+        exact_there = float(exact_of(counterexample["score_at_0_t_minus_s"]))
+        counterexample["pair"] = [0, 1]
         return {"score_at_s_t": here, "score_at_0_t_minus_s": there,
                 "agrees": _close(here, exact_here) and _close(there, exact_there),
-                "text": f"{here:.12g} at (s, t) but {there:.12g} at (0, t - s) "
-                        f"(exact {exact_here:.12g} and {exact_there:.12g})"}
+                "text": f"tokens (0, 1) (every pair alike): {here:.12g} at (s, t) but "
+                        f"{there:.12g} at (0, t - s) (exact {exact_here:.12g} and "
+                        f"{exact_there:.12g})"}
     if "p" in counterexample:
-        p = _exact(counterexample["p"])
-        axes = tuple(p) if isinstance(p, sp.Tuple) else (p,)
-        here = _score(encoding, i, axes, j, axes)
-        exact_here = float(_exact(counterexample["score"]))
+        p = _axes(counterexample["p"])
+        here = encoding.replay_score(0, a, 0, b, _sequence(encoding, {0: p}))
+        exact_here = float(exact_of(counterexample["score"]))
+        counterexample["pair"] = [0, 0]
         return {"score": here, "agrees": _close(here, exact_here),
-                "text": f"query(x, p)^T key(y, p) = {here:.12g} (exact {exact_here:.12g}), "
-                        f"x^T y = {int(i == j)}"}
+                "text": f"token 0 against itself: query(x, p)^T key(y, p) = {here:.12g} "
+                        f"(exact {exact_here:.12g}), x^T y = {int(a == b)}"}
     return None
 
 

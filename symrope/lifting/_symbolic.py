@@ -1,4 +1,4 @@
-"""``SymbolicTensor``: a torch tensor whose entries are exact SymPy expressions.
+"""``SymbolicTensor``: a torch tensor whose entries are exact SymPy expressions (the torch tracer).
 
 Real torch code runs on it unchanged: every aten op that reaches ``__torch_dispatch__`` is
 computed on a numpy object array of SymPy expressions. Output shapes and dtypes come from
@@ -8,15 +8,19 @@ the op runs on a tensor of storage *indices*, and the result's indices say which
 where. Views share storage with their base, so in-place writes through a view are seen by the
 base, as in torch.
 
-Exact semantics: float constants (buffers, Python floats) become the rational value of their
-binary number, and casts are identities. A Python branch on a symbolic value (``bool``,
-``item``) and an op outside the table raise :class:`LiftUndecided`, naming the op or the line
-of the code being lifted.
+What an elementwise op computes is not written here: ``_ATEN`` maps each ``aten`` op onto a
+framework-neutral name of :data:`symrope.lifting._semantics.OPS` (casts, ``floor_divide``,
+``round`` half to even, comparisons as relations, ``where`` as ``Piecewise``...). A cast or a
+type promotion of position-dependent values to a float type is recorded as a precision hazard
+(:mod:`symrope.lifting._trace`); a Python branch on a symbolic value (``bool``) is a branch of
+the trace, and ``item()`` of one, or an op outside the table, raises :class:`LiftUndecided`
+naming the op or the line of the code being lifted.
+
+(Over 500 lines: the dispatcher, the aten mapping and the data-movement and special ops are
+one tracer; the meaning of each op is not here but in ``_semantics.py``.)
 """
 
 from __future__ import annotations
-
-from fractions import Fraction
 
 import os
 import traceback
@@ -26,7 +30,9 @@ import sympy as sp
 import torch
 from torch.utils._pytree import tree_map
 
+from symrope.lifting import _semantics as semantics
 from symrope.lifting._errors import LiftUndecided
+from symrope.lifting._trace import branch, record_cast
 
 __all__ = ["SymbolicTensor", "exact", "symbolic", "entries"]
 
@@ -100,34 +106,17 @@ def entries(value) -> np.ndarray:
 def exact(tensor: torch.Tensor) -> np.ndarray:
     """A real tensor's values as exact SymPy numbers (a float is the rational of its bits)."""
     data = tensor.detach().cpu()
-    if data.is_complex():
-        flat = [_exact_number(complex(v)) for v in data.reshape(-1).tolist()]
-    else:
-        if data.dtype in (torch.bfloat16, torch.float16):
-            data = data.to(torch.float64)  # exact: every bf16/fp16 value is a float64
-        flat = [_exact_number(v) for v in data.reshape(-1).tolist()]
+    if data.dtype in (torch.bfloat16, torch.float16):
+        data = data.to(torch.float64)  # exact: every bf16/fp16 value is a float64
+    elif data.dtype == torch.complex32:
+        data = data.to(torch.complex128)
+    flat = [_exact_number(v) for v in data.reshape(-1).tolist()]
     array = np.empty(len(flat), dtype=object)
     array[:] = flat
     return array.reshape(tuple(data.shape))
 
 
-def _exact_number(value):
-    if isinstance(value, bool):
-        return sp.Integer(int(value))
-    if isinstance(value, int):
-        return sp.Integer(value)
-    if isinstance(value, float):
-        if value != value or value in (float("inf"), float("-inf")):
-            return {True: sp.oo, False: -sp.oo}[value > 0] if value == value else sp.nan
-        return sp.Rational(value)
-    if isinstance(value, complex):
-        return _exact_number(value.real) + sp.I * _exact_number(value.imag)
-    return sp.sympify(value)
-
-
-def _round_half_even(value: sp.Rational) -> sp.Integer:
-    """torch.round of an exact rational: ties go to the even integer (2.5 -> 2), as in torch."""
-    return sp.Integer(round(Fraction(int(value.p), int(value.q))))
+_exact_number = semantics.exact_number
 
 
 def _sympify_all(array: np.ndarray) -> np.ndarray:
@@ -164,8 +153,8 @@ def _dispatch(func, args, kwargs):
     packet = func.overloadpacket
     if packet in _SPECIAL:
         return _SPECIAL[packet](func, args, kwargs)
-    if packet in _ELEMENTWISE:
-        return _elementwise(func, _ELEMENTWISE[packet], args, kwargs)
+    if packet in _ATEN:
+        return _elementwise(func, _ATEN[packet], args, kwargs)
     if packet in _DATA_MOVEMENT:
         return _data_movement(func, args, kwargs)
     if packet in _REDUCTIONS:
@@ -208,38 +197,144 @@ def _as_entries(value):
     return value
 
 
+# ----------------------------------------------------------------------------- element types
+
+_NUMBER_TYPES = {torch.bool: semantics.BOOL, torch.float16: semantics.FLOAT16,
+                 torch.bfloat16: semantics.BFLOAT16, torch.float32: semantics.FLOAT32,
+                 torch.float64: semantics.FLOAT64, torch.complex64: semantics.COMPLEX64,
+                 torch.complex128: semantics.COMPLEX128,
+                 torch.complex32: semantics.NumberType("complex32", "complex", 11)}
+
+
+def number_type(dtype: torch.dtype) -> semantics.NumberType:
+    """torch's dtype as the neutral element type of :mod:`symrope.lifting._semantics`."""
+    if dtype in _NUMBER_TYPES:
+        return _NUMBER_TYPES[dtype]
+    if dtype.is_floating_point:  # float8 and the like: the significand from finfo
+        return semantics.NumberType(str(dtype).removeprefix("torch."), "float",
+                                    torch.finfo(dtype).nmant + 1)
+    return semantics.NumberType(str(dtype).removeprefix("torch."), "int")
+
+
 # ----------------------------------------------------------------------------- elementwise
 
-def _true_divide(a, b):
-    return a / b
+# aten op -> the neutral name of its rule (the meaning lives in _semantics.OPS)
+_ATEN = {
+    aten.add: "add", aten.sub: "sub", aten.rsub: "sub", aten.mul: "mul",
+    aten.div: "true_divide", aten.true_divide: "true_divide",
+    aten.floor_divide: "floor_divide", aten.remainder: "remainder", aten.fmod: "fmod",
+    aten.neg: "neg", aten.pow: "pow", aten.reciprocal: "reciprocal", aten.exp: "exp",
+    aten.exp2: "exp2", aten.log: "log", aten.log2: "log2", aten.sqrt: "sqrt",
+    aten.rsqrt: "rsqrt", aten.cos: "cos", aten.sin: "sin", aten.tan: "tan",
+    aten.atan: "atan", aten.tanh: "tanh", aten.sigmoid: "sigmoid", aten.abs: "abs",
+    aten.sign: "sign", aten.trunc: "trunc", aten.fix: "trunc", aten.floor: "floor",
+    aten.ceil: "ceil", aten.round: "round", aten.maximum: "maximum", aten.minimum: "minimum",
+    aten.clamp: "clamp", aten.clamp_min: "clamp", aten.clamp_max: "clamp",
+    aten.gt: "gt", aten.lt: "lt", aten.ge: "ge", aten.le: "le", aten.eq: "eq", aten.ne: "ne",
+    aten.logical_and: "logical_and", aten.logical_or: "logical_or",
+    aten.logical_not: "logical_not", aten.bitwise_and: "logical_and",
+    aten.bitwise_or: "logical_or", aten.bitwise_not: "logical_not",
+    aten.where: "where", aten.masked_fill: "where",
+    aten.conj_physical: "conj", aten._conj: "conj", aten._conj_physical: "conj",
+    aten.resolve_conj: None, aten.resolve_neg: None, aten.positive: None,
+    aten.complex: "complex", aten.polar: "polar",
+}
+_BITWISE = (aten.bitwise_and, aten.bitwise_or, aten.bitwise_not)
 
 
-def _sub(a, b):
-    return a - b
-
-
-def _add(a, b):
-    return a + b
-
-
-def _elementwise(func, rule, args, kwargs):
-    meta = _meta_run(func, args, kwargs)
-    operands = list(args)
-    if func.overloadpacket in (aten.add, aten.sub, aten.rsub):
+def _operands(func, name, args, kwargs):
+    """The op's operands in the rule's order (alpha, rounding modes and argument orders read)."""
+    packet, operands = func.overloadpacket, list(args)
+    if packet in (aten.add, aten.sub, aten.rsub):
         alpha = operands.pop(2) if len(operands) > 2 else kwargs.get("alpha", 1)
-        if alpha != 1:  # sub: self - alpha other; rsub: other - alpha self
-            base, factor = rule, _exact_number(alpha)
-            rule = (lambda a, b: b - factor * a) if func.overloadpacket is aten.rsub else \
-                (lambda a, b: base(a, factor * b))
+        if packet is aten.rsub:
+            operands.reverse()  # rsub(a, b) = b - alpha a
+            if alpha != 1:
+                return "rsub_alpha", operands + [alpha]
+        elif alpha != 1:
+            return name + "_alpha", operands + [alpha]
     mode = kwargs.get("rounding_mode")
-    if mode is not None:
-        rule = _floor_div if mode == "floor" else _trunc_div
-    operands = [_as_entries(a) for a in operands]
-    ufunc = np.frompyfunc(rule, len(operands), 1)
-    values = _object_array(ufunc(*operands))
-    if values.shape != tuple(meta.shape):
-        values = np.broadcast_to(values, tuple(meta.shape)).copy()
-    return _wrap_like(values, meta)
+    if packet is aten.div and mode is not None:
+        name = {"floor": "floor_divide", "trunc": "trunc_divide"}[mode]
+    if packet is aten.masked_fill:  # masked_fill(a, mask, value) = where(mask, value, a)
+        operands = [operands[1], operands[2], operands[0]]
+    if packet is aten.clamp_min:
+        operands = [operands[0], operands[1], None]
+    if packet is aten.clamp_max:
+        operands = [operands[0], None, operands[1]]
+    if packet is aten.clamp and ("min" in kwargs or "max" in kwargs):
+        operands = [operands[0], kwargs.get("min"), kwargs.get("max")]
+    if packet is aten.round and (kwargs.get("decimals") or len(operands) > 1):
+        return "round_decimals", [operands[0], kwargs.get("decimals", operands[-1])]
+    return name, operands
+
+
+_EXTRA_RULES = {
+    "add_alpha": lambda a, b, alpha: a + alpha * b,
+    "sub_alpha": lambda a, b, alpha: a - alpha * b,
+    "rsub_alpha": lambda b, a, alpha: b - alpha * a,
+    "round_decimals": lambda a, d: semantics.OPS["round"](a * sp.Integer(10) ** d)
+    / sp.Integer(10) ** d,
+}
+
+
+def _elementwise(func, name, args, kwargs):
+    meta = _meta_run(func, args, kwargs)
+    if name is None:  # resolve_conj and friends: our tensors carry no lazy bits
+        return _data_movement(aten.clone.default, (args[0],), {})
+    if func.overloadpacket in _BITWISE and any(
+            isinstance(a, torch.Tensor) and a.dtype != torch.bool for a in args):
+        raise LiftUndecided(f"the lifted code calls aten.{_op_name(func)} on integers, whose "
+                            f"bits symrope does not model{_at()}", op=f"aten.{_op_name(func)}")
+    name, operands = _operands(func, name, args, kwargs)
+    rule = _EXTRA_RULES.get(name) or semantics.OPS[name]
+    if meta.dtype.is_floating_point or meta.dtype.is_complex:
+        _record_promotions(operands, number_type(meta.dtype))
+    values = [_as_entries(a) for a in operands]
+    if name not in semantics.BOOLEAN_OPERANDS:
+        values = [_numbers(v) for v in values]
+    ufunc = np.frompyfunc(rule, len(values), 1)
+    result = _object_array(ufunc(*values))
+    if result.shape != tuple(meta.shape):
+        result = np.broadcast_to(result, tuple(meta.shape)).copy()
+    return _wrap_like(result, meta)
+
+
+_to_numbers = np.frompyfunc(semantics.as_number, 1, 1)
+
+
+def _numbers(values):
+    """Booleans (relations from a comparison) as the 0/1 they are in arithmetic."""
+    if isinstance(values, np.ndarray):
+        return _to_numbers(values) if any(semantics.is_boolean(v) for v in values.flat) \
+            else values
+    return semantics.as_number(values) if semantics.is_boolean(values) else values
+
+
+def _record_promotions(operands, target) -> None:
+    """An int tensor of positions meeting a float one in arithmetic is converted to it."""
+    for operand in operands:
+        if isinstance(operand, SymbolicTensor) and not (operand.dtype.is_floating_point
+                                                        or operand.dtype.is_complex):
+            record_cast(operand.values.reshape(-1), number_type(operand.dtype), target, _at(),
+                        how="promoted")
+
+
+def _to_copy(func, args, kwargs):
+    """``.to(dtype)``, ``.float()``, ``.long()``, ``type_as``: the cast the semantics table says."""
+    moved = _data_movement(func, args, kwargs)
+    source = args[0]
+    if not isinstance(source, SymbolicTensor) or source.dtype == moved.dtype:
+        return moved
+    return _cast_values(moved, source.dtype, moved.dtype)
+
+
+def _cast_values(tensor, source_dtype, target_dtype):
+    source, target = number_type(source_dtype), number_type(target_dtype)
+    values = tensor.values
+    record_cast(values.reshape(-1), source, target, _at())
+    cast = np.frompyfunc(lambda v: semantics.cast(v, source, target), 1, 1)
+    return _new(_object_array(cast(values)).reshape(values.shape), target_dtype)
 
 
 def _object_array(value) -> np.ndarray:
@@ -250,56 +345,13 @@ def _object_array(value) -> np.ndarray:
     return array
 
 
-def _floor_div(a, b):
-    return sp.floor(a / b)
-
-
-def _trunc_div(a, b):
-    quotient = a / b
-    return sp.sign(quotient) * sp.floor(sp.Abs(quotient))
-
-
-def _select(cond, a, b):
-    if cond in (sp.true, True) or (getattr(cond, "is_number", False) and cond != 0):
-        return a
-    if cond in (sp.false, False) or cond == 0:
-        return b
-    return sp.Piecewise((a, cond), (b, True))
-
-
-def _compare(relation):
-    def rule(a, b):
-        return relation(a, b)
-    return rule
-
-
-_ELEMENTWISE = {
-    aten.add: _add, aten.sub: _sub, aten.rsub: lambda a, b: b - a,
-    aten.mul: lambda a, b: a * b, aten.div: _true_divide, aten.true_divide: _true_divide,
-    aten.floor_divide: _floor_div, aten.neg: lambda a: -a, aten.pow: lambda a, b: a ** b,
-    aten.reciprocal: lambda a: 1 / a, aten.exp: sp.exp, aten.log: sp.log, aten.sqrt: sp.sqrt,
-    aten.rsqrt: lambda a: 1 / sp.sqrt(a), aten.cos: sp.cos, aten.sin: sp.sin, aten.tan: sp.tan,
-    aten.abs: sp.Abs, aten.sign: sp.sign, aten.floor: sp.floor, aten.ceil: sp.ceiling,
-    aten.round: lambda a: _round_half_even(a) if a.is_Rational else sp.Function("round")(a),
-    aten.exp2: lambda a: 2 ** a, aten.log2: lambda a: sp.log(a, 2),
-    aten.sigmoid: lambda a: 1 / (1 + sp.exp(-a)),
-    aten.where: _select, aten.maximum: sp.Max, aten.minimum: sp.Min,
-    aten.clamp: lambda a, lo=None, hi=None: sp.Min(sp.Max(a, lo if lo is not None else -sp.oo),
-                                                   hi if hi is not None else sp.oo),
-    aten.gt: _compare(sp.Gt), aten.lt: _compare(sp.Lt), aten.ge: _compare(sp.Ge),
-    aten.le: _compare(sp.Le), aten.eq: _compare(sp.Eq), aten.ne: _compare(sp.Ne),
-    aten.polar: lambda r, theta: r * (sp.cos(theta) + sp.I * sp.sin(theta)),
-    aten.conj_physical: sp.conjugate,
-}
-
-
 # ----------------------------------------------------------------------------- data movement
 
 _DATA_MOVEMENT = {getattr(aten, n) for n in (
     "view", "_unsafe_view", "reshape", "_reshape_alias", "expand", "unsqueeze", "squeeze",
     "transpose", "permute", "t", "select", "slice", "index", "cat", "stack", "split",
     "split_with_sizes", "unbind", "chunk", "repeat", "repeat_interleave", "clone", "contiguous",
-    "detach", "alias", "lift_fresh", "lift_fresh_copy", "_to_copy", "flip", "roll", "narrow",
+    "detach", "alias", "lift_fresh", "lift_fresh_copy", "flip", "roll", "narrow",
     "as_strided", "diagonal", "movedim", "unfold", "index_select", "gather", "expand_copy",
     "view_copy", "permute_copy", "slice_copy", "select_copy", "transpose_copy",
     "unsqueeze_copy", "squeeze_copy", "_unsafe_index", "tril", "triu")}
@@ -429,6 +481,7 @@ _REDUCTIONS = {aten.sum: _sum, aten.mean: _sum, aten.max: _max_all, aten.min: _m
                aten.amax: _max_all, aten.amin: _max_all}
 
 _SPECIAL = {aten.view_as_complex: _view_as_complex, aten.view_as_real: _view_as_real,
+            aten._to_copy: _to_copy,
             aten.mm: _matmul_like, aten.bmm: _matmul_like, aten.matmul: _matmul_like,
             aten.dot: _matmul_like, aten.mv: _matmul_like, aten.addmm: _addmm}
 
@@ -453,26 +506,33 @@ _SCALAR_READS = {aten._local_scalar_dense.default, aten.is_nonzero.default,
 
 
 def _read_scalar(value, name):
-    """``bool(t)``, ``t.item()``: fine on a concrete value, a branch on a symbolic one."""
+    """``bool(t)``, ``t.item()``: fine on a concrete value; on a symbolic one, ``bool`` is a
+    branch of the trace (:func:`symrope.lifting._trace.branch`) and a number cannot be read."""
     if not isinstance(value, SymbolicTensor) or value.numel() != 1:
         raise LiftUndecided(f"aten.{name} on a symbolic tensor{_at()}", op=f"aten.{name}")
     scalar = value.values.reshape(-1)[0]
     if scalar in (sp.true, sp.false):
         return bool(scalar)
     if getattr(scalar, "is_number", False) and not scalar.free_symbols:
-        if value.dtype == torch.bool:
+        if value.dtype == torch.bool or name == "is_nonzero":
             return bool(scalar != 0)
         if not value.dtype.is_floating_point and not value.dtype.is_complex:
             return int(scalar)
         return complex(scalar) if value.dtype.is_complex else float(scalar)
-    raise LiftUndecided(f"the lifted code branches on a symbolic value ({sp.sstr(scalar)[:80]})"
-                        f"{_at()}", op="branch")
+    if value.dtype == torch.bool or name == "is_nonzero":
+        condition = scalar if semantics.is_boolean(scalar) else sp.Ne(scalar, 0)
+        return branch(condition, _at())
+    raise LiftUndecided(f"the lifted code reads a symbolic value as a Python number "
+                        f"({sp.sstr(scalar)[:80]}: item(), int() or float()){_at()}",
+                        op="branch")
 
 
 def _copy_(target, source):
     if not isinstance(target, SymbolicTensor):
         raise LiftUndecided(f"the lifted code writes symbolic values into a real tensor "
                             f"(aten.copy_: e.g. a cache buffer){_at()}", op="aten.copy_")
+    if isinstance(source, SymbolicTensor) and source.dtype != target.dtype:
+        source = _cast_values(source, source.dtype, target.dtype)
     values = np.broadcast_to(entries(source), tuple(target.shape))
     target._storage_ref.flat[target._index.reshape(-1)] = list(values.reshape(-1))
     return target
@@ -504,5 +564,7 @@ def _at() -> str:
         filename = os.path.abspath(frame.filename)
         if not filename.startswith(skip) and "<frozen" not in filename and \
                 not filename.endswith(("contextlib.py", "functools.py")):
-            return f" at {frame.filename}:{frame.lineno}"
+            here = os.getcwd() + os.sep  # the user's own files as they name them
+            shown = os.path.relpath(filename) if filename.startswith(here) else frame.filename
+            return f" at {shown}:{frame.lineno}"
     return ""

@@ -1,0 +1,178 @@
+"""What one run of lifted code leaves beside its outputs: precision hazards and branches taken.
+
+Framework-neutral: a tracer (torch's ``_symbolic.py``) calls :func:`record_cast` when a value
+changes type and :func:`branch` when the code asks a symbolic value for a Python ``bool``.
+
+* **Hazards.** A cast (or a type promotion) of a position-dependent value to a float type is
+  the identity in exact semantics, so the check cannot see its rounding. It is recorded with
+  the ``file:line`` of the code: positions in a float type are exact integers only up to
+  ``2^significand_bits`` (2048 in float16, 256 in bfloat16, 2^24 in float32); an angle or a
+  cos/sin narrowed from float32 to bfloat16 keeps 8 significant bits.
+* **Branches.** ``if seq_len > cached:`` on a symbolic ``seq_len`` has no single answer. When
+  :func:`explore` drives the run, each such branch is taken both ways on successive runs (at
+  most ``MAX_PATHS`` paths); each path carries the conjunction of the conditions it took, and
+  the outputs are joined as a ``Piecewise`` over those conditions. Outside :func:`explore` a
+  branch on a symbolic value stops the lift (:class:`LiftUndecided`, naming the line).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+from dataclasses import dataclass, field
+
+import sympy as sp
+
+from symrope.lifting._errors import LiftUndecided
+from symrope.lifting._semantics import NumberType, integral
+
+__all__ = ["Trace", "current", "tracing", "record_cast", "branch", "explore", "MAX_PATHS"]
+
+MAX_PATHS = 8
+
+
+@dataclass
+class Trace:
+    """The state of one run: the position symbols, hazards found, branch decisions to follow."""
+
+    positions: frozenset
+    decisions: tuple = ()
+    taken: list = field(default_factory=list)     # (condition, decision, location)
+    hazards: dict = field(default_factory=dict)   # (kind, type, location) -> hazard dict
+
+    def depends_on_positions(self, value) -> bool:
+        return bool(getattr(value, "free_symbols", set()) & self.positions)
+
+
+_CURRENT: contextvars.ContextVar[Trace | None] = contextvars.ContextVar("lift_trace",
+                                                                       default=None)
+
+
+def current() -> Trace | None:
+    return _CURRENT.get()
+
+
+@contextlib.contextmanager
+def tracing(trace: Trace):
+    token = _CURRENT.set(trace)
+    try:
+        yield trace
+    finally:
+        _CURRENT.reset(token)
+
+
+# ----------------------------------------------------------------------------- hazards
+
+_FLAGGED_BITS = 24  # float32 and narrower: positions in float64 are exact to 2^53
+
+
+def record_cast(values, source: NumberType, target: NumberType, location: str,
+                how: str = "cast") -> None:
+    """Record a hazard if ``values`` depend on the positions and ``target`` loses what they hold.
+
+    ``how`` is ``"cast"`` (``.to``, ``.float()``, ``type_as``) or ``"promoted"`` (an int tensor
+    meeting a float one in arithmetic).
+    """
+    trace = current()
+    if trace is None or target.kind not in ("float", "complex"):
+        return
+    dependent = [v for v in values if trace.depends_on_positions(v)]
+    if not dependent:
+        return
+    if source.kind == "bool":  # a 0/1 mask is exact in every float type
+        return
+    if source.kind == "int" or all(integral(v) for v in dependent):
+        if target.significand_bits > _FLAGGED_BITS:
+            return
+        kind = "positions"
+        text = (f"positions {how} to {target.name}{location}: exact integers only up to "
+                f"{target.exact_integers}")
+    elif source.kind in ("float", "complex") and target.significand_bits < source.significand_bits:
+        kind = "values"
+        text = (f"position-dependent values (angles or cos/sin) {how} from {source.name} to "
+                f"{target.name}{location}: {target.significand_bits} significant bits")
+    else:
+        return
+    key = (kind, target.name, location)
+    if key not in trace.hazards:
+        trace.hazards[key] = {"kind": kind, "dtype": target.name, "source": source.name,
+                              "location": location.removeprefix(" at "),
+                              "exact_integers": target.exact_integers if kind == "positions"
+                              else None, "text": text}
+
+
+# ----------------------------------------------------------------------------- branches
+
+def branch(condition, location: str) -> bool:
+    """The decision for a Python branch on a symbolic ``condition`` in this run."""
+    trace = current()
+    if trace is None or trace.decisions is None:
+        raise LiftUndecided(f"the lifted code branches on a symbolic value "
+                            f"({sp.sstr(condition)[:80]}){location}", op="branch")
+    index = len(trace.taken)
+    decision = trace.decisions[index] if index < len(trace.decisions) else True
+    trace.taken.append((condition, decision, location.removeprefix(" at ")))
+    return decision
+
+
+def feasible(condition) -> bool:
+    """False only when ``condition`` is shown unsatisfiable: relations of one expression ``E``
+    (``E > 4096 & E < 4096``, what two branches on ``max(positions) + 1`` leave) are reduced to
+    a set of values of ``E``; anything else counts as feasible (the path is kept)."""
+    if condition == sp.false:
+        return False
+    relations = list(condition.atoms(sp.core.relational.Relational))
+    if not relations:
+        return condition != sp.false
+    bases = set()
+    for relation in relations:
+        difference = sp.expand(relation.lhs - relation.rhs)
+        constant, rest = difference.as_coeff_Add()
+        if not rest.free_symbols:
+            return True
+        bases.add(rest)
+    if len(bases) != 1:
+        return True
+    (base,) = bases
+    z = sp.Dummy("z", real=True)
+    try:
+        values = condition.xreplace({base: z}).as_set()
+    except (NotImplementedError, TypeError, ValueError):
+        return True
+    return values != sp.S.EmptySet
+
+
+@dataclass
+class Path:
+    """One way through the code's branches: the condition it needs and what it computed."""
+
+    condition: sp.Basic
+    outputs: object
+    branches: list
+
+
+def explore(run, positions, limit: int = MAX_PATHS) -> tuple[list[Path], dict]:
+    """Run ``run()`` once per way through its branches on symbolic values.
+
+    Returns the paths (conditions mutually exclusive, together covering every case) and the
+    hazards of all runs. ``run`` must start from fresh state each call (a module whose buffers a
+    branch updates is rebuilt inside it).
+    """
+    pending, paths, hazards = [()], [], {}
+    while pending:
+        decisions = pending.pop(0)
+        trace = Trace(frozenset(positions), decisions)
+        with tracing(trace):
+            outputs = run()
+        hazards.update(trace.hazards)
+        for index in range(len(decisions), len(trace.taken)):
+            flipped = tuple(d for _, d, _ in trace.taken[:index]) + (not trace.taken[index][1],)
+            pending.append(flipped)
+        condition = sp.And(*[c if d else sp.Not(c) for c, d, _ in trace.taken])
+        if feasible(condition):
+            paths.append(Path(condition, outputs, list(trace.taken)))
+        if len(paths) + len(pending) > limit:
+            where = "; ".join(sorted({loc for _, _, loc in trace.taken}))
+            raise LiftUndecided(f"the lifted code branches on symbolic values in more than "
+                                f"{limit} ways (at {where})", op="branch")
+    return paths, hazards
