@@ -24,7 +24,7 @@ import time
 
 from symrope import verify
 from tests.soundness_claims import random_claim
-from tests.soundness_helpers import refutes
+from tests.soundness_helpers import in_real_domain, refutes
 
 _ORDER = ["false refuted", "false undecided", "false proved", "true proved", "true undecided",
           "true refuted", "unconfirmed counterexample", "exception", "overran"]
@@ -53,6 +53,12 @@ def judge(claim, budget: float) -> tuple[str, str]:
             return "unconfirmed counterexample", f"re-check raised {error!r}"
         if not confirmed and claim.true is False:
             return "unconfirmed counterexample", verdict.explain()
+        try:
+            inside = in_real_domain(claim.lhs, claim.rhs, verdict.counterexample)
+        except Exception as error:  # noqa: BLE001 - reported, like the re-check's own failure
+            return "unconfirmed counterexample", f"domain re-check raised {error!r}"
+        if not inside:
+            return "unconfirmed counterexample", f"outside the real domain: {verdict.explain()}"
     return outcome, verdict.explain()
 
 

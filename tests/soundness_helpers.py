@@ -7,12 +7,26 @@ substituted exactly, and each entry of the difference is evaluated by mpmath (th
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 import mpmath
 import sympy as sp
 
 from tests.matrix_helpers import explicit_matrix
 
 CHECK_DIGITS = 120
+
+
+@dataclass
+class Claim:
+    """A claim whose truth is known by construction, from one fuzzer family."""
+
+    lhs: object
+    rhs: object
+    true: bool
+    family: str
+    assumptions: tuple = field(default=())
+
 
 _hx, _ha, _hb, _hc, _hd = sp.symbols("x a b c d", real=True)
 # A true claim (sin^2 + cos^2 = 1) that no budget of a few seconds decides: every rewrite must
@@ -135,9 +149,46 @@ def refutes(lhs, rhs, point) -> bool:
     return False
 
 
+def _real_valued_nodes(expr, point):
+    """The function and power nodes of ``expr`` that are evaluated at ``point`` and should be
+    real there: their free symbols are all real and ``I`` is not among their atoms. Only the
+    taken piece of a Piecewise counts (the others are not evaluated)."""
+    if not isinstance(expr, sp.Basic) or not expr.free_symbols:
+        return
+    if isinstance(expr, sp.Piecewise):
+        for piece, condition in expr.args:
+            yield from _real_valued_nodes(condition, point)
+            if bool(_at(condition, point)):
+                yield from _real_valued_nodes(piece, point)
+                return
+        return
+    if isinstance(expr, (sp.Function, sp.Pow)) and not expr.has(sp.I) and all(
+            s.is_extended_real for s in expr.free_symbols):
+        yield expr
+    for arg in expr.args:
+        yield from _real_valued_nodes(arg, point)
+
+
+def in_real_domain(lhs, rhs, point) -> bool:
+    """Every function of the claim whose arguments are built from real symbols is real-valued at
+    ``point`` (mpmath at 60 digits): the point lies in the claim's real domain."""
+    for side in (lhs, rhs):
+        entries = list(explicit_matrix(side)) if isinstance(side, (sp.MatrixBase, sp.MatrixExpr)) \
+            else [sp.sympify(side)]
+        for entry in entries:
+            for node in _real_valued_nodes(_exact(entry), point):
+                value = _number(_at(node, point), 60)
+                if isinstance(value, mpmath.mpc) and abs(value.imag) > mpmath.mpf(10) ** -40 * (
+                        1 + abs(value.real)):
+                    return False
+    return True
+
+
 def assert_sound_refutation(lhs, rhs, verdict) -> None:
-    """A refutation's counterexample, substituted and evaluated here, really refutes the claim."""
+    """A refutation's counterexample, substituted and evaluated here, really refutes the claim,
+    inside its real domain."""
     assert verdict.refuted, verdict.explain()
     point = verdict.counterexample
     assert all(not getattr(v, "atoms", lambda *_: ())(sp.Float) for v in point.values())
     assert refutes(lhs, rhs, point), f"{verdict.explain()}: not confirmed independently"
+    assert in_real_domain(lhs, rhs, point), f"{verdict.explain()}: outside the real domain"
