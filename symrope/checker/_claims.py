@@ -32,7 +32,8 @@ class Clock:
     """The whole check's budget, shared fairly between its stages.
 
     :meth:`share` opens a stage with an equal share of what is left among the stages still to
-    run, so a stage that finishes early passes its unused time on; every engine call gets what
+    run, so a stage that finishes early passes its unused time on (and one cut short can be
+    decided again with what the others left: ``checker._check``); every engine call gets what
     is left of the current stage (at least 0.5 s).
     """
 
@@ -44,10 +45,16 @@ class Clock:
     def elapsed(self) -> float:
         return time.monotonic() - self.start
 
-    def share(self, stages_left: int) -> None:
-        """Start a stage: ``1 / stages_left`` of the remaining budget (the last takes all)."""
-        remaining = max(self.budget - self.elapsed(), 0.0)
-        self.stage_end = time.monotonic() + remaining / max(stages_left, 1)
+    def share(self, stages_left: float) -> float:
+        """Start a stage: ``1 / stages_left`` of the remaining budget (the last takes all);
+        returns the share in seconds."""
+        share = self.remaining() / max(stages_left, 1)
+        self.stage_end = time.monotonic() + share
+        return share
+
+    def remaining(self) -> float:
+        """What is left of the whole budget (0 when it is spent)."""
+        return max(self.budget - self.elapsed(), 0.0)
 
     def left(self) -> float:
         total = self.budget - self.elapsed()

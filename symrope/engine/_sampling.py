@@ -39,7 +39,7 @@ from symrope.engine._exact import read_floats_exactly
 
 __all__ = ["Evaluation", "Unsampleable", "sample_point", "evaluate", "matrix_symbols",
            "scalar_symbols", "working_bits", "exact_values", "threshold_constants",
-           "has_thresholds", "scale_values", "special_values", "sweep"]
+           "has_thresholds", "scale_values", "special_values", "sweep", "satisfies"]
 
 NONZERO, ZERO, INCONCLUSIVE = "nonzero", "zero", "inconclusive"
 
@@ -74,7 +74,7 @@ class Unsampleable(ValueError):
     """No exact value satisfies a symbol's assumptions (a transcendental symbol, say)."""
 
 
-def _satisfies(symbol: sp.Symbol, value) -> bool:
+def satisfies(symbol: sp.Symbol, value) -> bool:
     """True when ``value`` has every property that ``symbol`` is assumed to have (or not have).
 
     Every fact counts (``imaginary``, ``extended_positive``, ``transcendental``...): a point
@@ -286,7 +286,7 @@ def _value_for(symbol: sp.Symbol, rng: random.Random, attempt: int, kind: str, s
         if tries >= 20:  # this kind has nothing that fits the assumptions: try the others
             kind = _KINDS[tries % len(_KINDS)]
         value = _candidate(symbol, kind, rng, attempt, special)
-        if _satisfies(symbol, value):
+        if satisfies(symbol, value):
             return value
     raise Unsampleable(f"no exact value found that satisfies the assumptions of {symbol} "
                        f"({', '.join(sorted(k for k, v in symbol.assumptions0.items() if v))})")
@@ -332,9 +332,9 @@ def sample_point(rng: random.Random, *exprs, attempt: int = 0) -> dict:
     side = sp.Integer(_MATRIX_SIDES[attempt % len(_MATRIX_SIDES)])
     for size in sorted({n for m in matrices for n in m.shape if isinstance(n, sp.Symbol)},
                        key=sp.default_sort_key):
-        if _satisfies(size, side):
+        if satisfies(size, side):
             point[size] = side
-        elif _satisfies(size, sp.Integer(3)):
+        elif satisfies(size, sp.Integer(3)):
             point[size] = sp.Integer(3)
         else:
             raise Unsampleable(f"matrix size {size} must be a positive integer symbol")
@@ -345,7 +345,7 @@ def sample_point(rng: random.Random, *exprs, attempt: int = 0) -> dict:
 def _fits(symbol: sp.Symbol, value):
     """``value`` made to fit an integer symbol (its floor and ceiling), if it satisfies it."""
     candidates = [sp.floor(value), sp.ceiling(value)] if symbol.is_integer else [value]
-    return [c for c in dict.fromkeys(candidates) if _satisfies(symbol, c)]
+    return [c for c in dict.fromkeys(candidates) if satisfies(symbol, c)]
 
 
 def sweep(rng: random.Random, *exprs, symbols=None, limit: int = 256):

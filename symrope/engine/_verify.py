@@ -36,7 +36,7 @@ from symrope.engine._child import decide_in_child
 from symrope.engine._deadline import BudgetExhausted, deadline, signals_available
 from symrope.engine._exact import FloatOutOfRange, read_floats_exactly
 from symrope.engine._sampling import (Unsampleable, evaluate, exact_values, has_thresholds,
-                                      sample_point, sweep)
+                                      sample_point, satisfies, sweep)
 from symrope.engine._blocks import (block_claims, claim_key, evaluate_shape, explicit,
                                     expression_key, is_instance, template_of)
 from symrope.engine._blocks import evaluate as evaluate_block
@@ -509,11 +509,44 @@ def _look(run: _Run, entry: _Entry, point: dict | None) -> Verdict | bool:
     entry.evaluated += 1
     run.counts.evaluated += 1
     if evaluation.clearly_nonzero:
+        point, evaluation = _simpler(run, entry, point, evaluation)
         return _refuted(run, _complete_point(run, point), evaluation, entry.where,
                         "exact counterexample;")
     entry.agreed += 1
     run.counts.agreed += 1
     return True
+
+
+# Values a coordinate of a counterexample is moved to, one at a time, when they still refute:
+# "a = -1" reads better than "a = -1080000/17".
+_SIMPLE_VALUES = (sp.Integer(0), sp.Integer(1), sp.Integer(-1), sp.Integer(2), sp.Integer(-2),
+                  sp.Rational(1, 2), sp.Rational(-1, 2))
+
+
+def _simpler(run: _Run, entry: _Entry, point: dict, evaluation):
+    """``(point, evaluation)`` with coordinates replaced by small values where the certified
+    refutation survives (never under hypotheses, which a moved point may break)."""
+    if run.hypotheses:
+        return point, evaluation
+    for symbol in sorted(point, key=sp.default_sort_key):
+        if not isinstance(symbol, sp.Symbol):  # matrices stay as drawn
+            continue
+        for value in _SIMPLE_VALUES:
+            current = point[symbol]
+            if value == current or not _simpler_than(value, current) or \
+                    not satisfies(symbol, value):
+                continue
+            moved = {**point, symbol: value}
+            (found,) = evaluate(entry.lhs, entry.rhs, moved)
+            if found.clearly_nonzero:
+                point, evaluation = moved, found
+                break
+    return point, evaluation
+
+
+def _simpler_than(value, current) -> bool:
+    """Fewer digits: a value of a shorter printed form."""
+    return len(sp.sstr(value)) < len(sp.sstr(current))
 
 
 def _complete_point(run: _Run, point: dict) -> dict:
