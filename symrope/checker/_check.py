@@ -4,7 +4,8 @@ Linear encodings are decided on the extracted matrices, block by block in the fi
 in which both F and G are block diagonal (exact: only literal zeros count); anything else is
 decided on the score ``query(x, s)^T key(y, t)`` for symbolic content vectors. Every verdict
 comes from :func:`symrope.verify`: proved only by reduction to a literal zero, refuted only with
-an exact counterexample confirmed at 30 and 60 digits, undecided otherwise.
+an exact counterexample whose difference rigorous (Arb ball) arithmetic encloses away from
+zero, undecided otherwise.
 """
 
 from __future__ import annotations
@@ -333,13 +334,14 @@ class _Run:
                 summary = (f"{role}(a x + b y, p) != a {role}(x, p) + b {role}(y, p) at a = "
                            f"{show(point.get(a, 0))}, b = {show(point.get(b, 0))}, p = "
                            f"{show(position)}, x = {_vector(x)}, y = {_vector(y)} (component "
-                           f"{row}; |difference| = {verdict.difference[1]})")
+                           f"{row}; {verdict.certified_gap('difference')})")
                 return AssumptionResult(
                     "linearity", REFUTED, f"{role} is not linear in its content vector",
                     {"summary": summary, "role": role, "a": show(point.get(a, 0)),
                      "b": show(point.get(b, 0)), "p": show(position), "x": [show(v) for v in x],
                      "y": [show(v) for v in y], "component": row,
-                     "difference": verdict.difference[1]},
+                     "difference": verdict.difference[1],
+                     "certificate": verdict.details.get("certificate")},
                     verdicts, time.monotonic() - start)
             if not verdict.proved:
                 undecided = undecided or verdict
@@ -472,8 +474,10 @@ class _Run:
         if not confirm.refuted:  # the engine's point, replayed through the user's functions
             raise InternalError(f"encoding {self.encoding.name!r}: the engine's counterexample "
                                 f"did not replay through the user's functions: {summary}")
-        return {"summary": summary, **values, "x": f"e_{i}", "y": f"e_{j}",
-                "parameters": {str(k): show(v) for k, v in parameters.items()}}
+        return {"summary": f"{summary}; {verdict.certified_gap('difference')}", **values,
+                "x": f"e_{i}", "y": f"e_{j}",
+                "parameters": {str(k): show(v) for k, v in parameters.items()},
+                "certificate": verdict.details.get("certificate")}
 
     def linear_identity(self) -> AssumptionResult:
         start = time.monotonic()
@@ -575,9 +579,10 @@ class _Run:
         y = [point.get(v, sp.Integer(0)) for v in self.y]
         here, there = lhs.xreplace(point), rhs.xreplace(point)
         summary = (f"{where}, x = {_vector(x)}, y = {_vector(y)}: {left_name} {_number(here)} "
-                   f"but {right_name} {_number(there)}")
+                   f"but {right_name} {_number(there)}; {verdict.certified_gap('difference')}")
         return {"summary": summary, "x": [show(v) for v in x], "y": [show(v) for v in y],
-                left_name.replace(" ", "_"): show(here), right_name.replace(" ", "_"): show(there)}
+                left_name.replace(" ", "_"): show(here), right_name.replace(" ", "_"): show(there),
+                "certificate": verdict.details.get("certificate")}
 
     def score_identity(self) -> AssumptionResult:
         start = time.monotonic()

@@ -331,8 +331,11 @@ class PointEvaluator:
         if symbol not in self._env:
             if symbol not in self._point:
                 raise Inconclusive(f"no value for {symbol}")
-            given = self._point[symbol]
-            self._env[symbol] = PointEvaluator({}, self.bits)._value(sp.sympify(given))
+            given = PointEvaluator({}, self.bits)._value(sp.sympify(self._point[symbol]))
+            if symbol.is_extended_real is not True and _is_real(given):
+                # a complex symbol at a real value is still complex: no real domain to keep
+                given = _gaussian(given) if type(given) is fmpq else acb(given)
+            self._env[symbol] = given
         return self._env[symbol]
 
     def _number(self, number):

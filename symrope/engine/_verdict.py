@@ -85,7 +85,8 @@ class Verdict:
         if self.status == REFUTED:
             point = ", ".join(f"{k} = {_show(v)}" for k, v in self.counterexample.items())
             where = f" at entry {self.entry}" if self.entry is not None else ""
-            return f"refuted{where} at {point or 'any point'}{self._gap()}{exactly}"
+            gap = f"; {self.certified_gap()}" if self.difference else ""
+            return f"refuted{where} at {point or 'any point'}{gap}{exactly}"
         return f"undecided: {self.reason}{exactly}"
 
     def to_dict(self) -> dict:
@@ -104,18 +105,28 @@ class Verdict:
             or None,
         }
 
-    def _gap(self) -> str:
-        """``; |lhs - rhs| = v (certified: ...)``: the size of the gap and its certificate."""
+    def certified_gap(self, name: str = "lhs - rhs") -> str:
+        """``|lhs - rhs| = v (certified: ...)``: the size of the gap and its certificate.
+
+        Examples
+        ========
+
+        >>> import sympy as sp
+        >>> from symrope import verify
+        >>> x = sp.Symbol("x", real=True)
+        >>> verify(sp.sqrt(x**2), x).certified_gap()
+        '|lhs - rhs| = 2 (certified: exactly 2)'
+        """
         certificate = (self.details or {}).get("certificate")
         if not certificate:
-            return f"; |lhs - rhs| = {self.difference[1]}" if self.difference else ""
+            return f"|{name}| = {self.difference[1]}" if self.difference else ""
         if certificate["precision_bits"] is None:
             exact = certificate["enclosure"]
             how = f"exactly {exact}" if len(exact) <= 24 else "exact rational arithmetic"
         else:
             how = (f"in [{certificate['lower_bound']}, {certificate['upper_bound']}], Arb balls "
                    f"at {certificate['precision_bits']} bits")
-        return f"; |lhs - rhs| = {certificate['value']} (certified: {how})"
+        return f"|{name}| = {certificate['value']} (certified: {how})"
 
     def __str__(self) -> str:
         return self.explain()

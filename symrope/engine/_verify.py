@@ -445,7 +445,8 @@ def _evaluated_points(run: _Run, lhs, rhs, attempts: range, *, within_hypotheses
 def refutation(lhs, rhs, point: dict, evaluation, entry, how: str, seconds: float = 0.0,
                details: dict | None = None) -> Verdict:
     """A refuted verdict at ``point``, carrying ``evaluation``'s certificate."""
-    certificate = evaluation.certificate()
+    certificate = {**evaluation.certificate(),
+                   "entry": None if entry is None else [int(i) for i in entry]}
     return Verdict(REFUTED, lhs, rhs, counterexample=point, difference=evaluation.bounds(),
                    entry=entry, seconds=seconds,
                    method=f"{how} {certificate['arithmetic']} encloses |lhs - rhs| away from 0",
