@@ -175,22 +175,22 @@ def _exact_sqrt(value: fmpq):
         return None
 
 
-def _real_part(value):
+def _parts(value) -> tuple:
+    """``(real part, imaginary part)`` of a value, each exact or a real ball."""
     kind = type(value)
     if kind is _Gaussian:
-        return value.re
+        return value.re, value.im
     if kind is acb:
-        return value.real
-    return value
+        return value.real, value.imag
+    return value, (_ZERO if kind is fmpq else arb(0))
+
+
+def _real_part(value):
+    return _parts(value)[0]
 
 
 def _imaginary_part(value):
-    kind = type(value)
-    if kind is _Gaussian:
-        return value.im
-    if kind is acb:
-        return value.imag
-    return _ZERO if kind is fmpq else arb(0)
+    return _parts(value)[1]
 
 
 def _sign_of_real(value) -> int | None:
