@@ -8,6 +8,9 @@ an exact counterexample whose difference rigorous (Arb ball) arithmetic encloses
 zero, undecided otherwise.
 """
 
+# Over 500 lines: one check is one object (_Run) whose stages share its symbols, matrices and
+# clock; the stages and their budget stay with it.
+
 from __future__ import annotations
 
 import time

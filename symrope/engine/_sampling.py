@@ -21,6 +21,9 @@ the size of the terms, and *inconclusive* when a jump, a pole or the edge of the
 domain is in the way (or the enclosure stays wide after the precision grows).
 """
 
+# Over 500 lines: the sampler and the judgement of a point share the claim's special values
+# and precision rules; _certified.py holds the arithmetic itself.
+
 from __future__ import annotations
 
 import random

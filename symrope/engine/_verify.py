@@ -20,6 +20,9 @@ The order of work:
 Anything else is ``undecided``, with the reason. The whole call respects its time budget.
 """
 
+# Over 500 lines: the whole decision procedure of verify (probe, prove, sweep, cross-check)
+# in one place, so the order of work in the docstring can be read against the code.
+
 from __future__ import annotations
 
 import dataclasses
