@@ -4,10 +4,11 @@
 ``S`` in two symbols. Relative (``P`` is orthogonal for every ``a, b``), but proving it takes
 the exponential-form recognition a few seconds, more than a fair share of a small budget:
 
-    symrope check benchmarks/string_cayley.py:string_cayley --budget 12
+    symrope check benchmarks/string_cayley.py:string_cayley --budget 14
 
-was undecided with about 6 s of the budget unused before the checker decided a stage cut short
-by its share again with the time the others left (issue 18); it is proved now.
+was undecided in about 8 s (6 s of the budget unused) before the checker decided a stage cut
+short by its share again with the time the others left (issue 18); it is proved in about 11 s
+now. Measured on an idle 2-core machine: under load, more of the budget goes to waiting.
 """
 
 import sympy as sp
