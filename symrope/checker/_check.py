@@ -124,9 +124,10 @@ def _decide_assumptions(run: "_Run", clock: Clock) -> list[AssumptionResult]:
     First pass: each stage gets an equal share of what is left among the stages still to run
     (four assumptions, then the generator), so time a stage does not use passes on and one
     slow claim cannot starve the others. Second pass: a stage that ran out of its share (it is
-    undecided and used all of it) is decided again with the time the others left unused; when
-    that proves linearity, the stages decided on the score meanwhile are decided again on the
-    matrices (a verdict already proved or refuted stands).
+    undecided and used all of it) is decided again with the time the others left unused, and so
+    is any undecided stage once a retry has proved the exponential form (which decides it at
+    once); when a retry proves linearity, the stages decided on the score meanwhile are decided
+    again on the matrices (a verdict already proved or refuted stands).
     """
     shares, results = {}, {}
 
