@@ -1,9 +1,11 @@
 """Differential soundness fuzzer, long run: ``python benchmarks/fuzz_soundness.py N``.
 
-Decides N random claims whose truth is known by construction (``tests/soundness_claims.py``)
-with ``symrope.verify`` and prints counts: false refuted / undecided / proved, true proved /
-undecided / refuted, counterexamples not confirmed by the independent mpmath re-check
-(``tests/soundness_helpers.py``), exceptions, and time, overall and per family. Every unsound
+Decides N random claims whose truth is known by construction (``tests/soundness_claims.py``,
+with issue 18's families in ``tests/soundness_jumps.py``) with ``symrope.verify`` and prints
+counts: false refuted / undecided / proved, true proved / undecided / refuted, counterexamples
+not confirmed by the independent re-check (``tests/soundness_helpers.py``: mpmath at 120 and
+240 digits, and every function of a real claim real-valued at the point), exceptions, and
+time, overall and per family. Every unsound
 outcome is printed with its seed, so it can be replayed with ``--seed-start SEED N=1``.
 
 Run from the repository root with ``PYTHONPATH=$PWD``. Options: ``--budget`` seconds per claim

@@ -11,7 +11,9 @@ symbols are named like what the engine and checker use internally (c_0, C0, _x, 
 Float truth is about the binary values: a true claim's right side is a rewrite of the *exact*
 left side (or built only from Floats whose arithmetic is exact), and Float arithmetic that
 rounds ("float_expand") is decided by comparing canonical polynomials of the exact values.
-Nothing here calls symrope.
+Issue 18's families (jumps at hidden zeros, lcm grids, far thresholds, one-point differences,
+mismatched partitions, real domains) are in ``tests/soundness_jumps.py``. Nothing here calls
+symrope.
 """
 
 from __future__ import annotations

@@ -36,15 +36,16 @@ HARD_TRUE_CLAIM = ((sp.sin(_hx) ** 2 + sp.cos(_hx) ** 2 + _ha + _hb + _hc + _hd)
 
 
 def _exact(expr):
-    """``expr`` with each Float replaced by the rational mpmath says it is (exact)."""
+    """``expr`` with each Float replaced by the rational its binary digits are (exact)."""
     if not isinstance(expr, (sp.Basic, sp.MatrixBase)):
         return sp.sympify(expr)
     mapping = {}
     for number in expr.atoms(sp.Float):
-        value = mpmath.mpf(number._mpf_)
-        mantissa, exponent = value.man_exp  # the mantissa is unsigned
+        # the (sign, mantissa, exponent, bits) tuple itself: mpmath.mpf() would round it to
+        # mpmath's global precision, which a leaky caller may have lowered
+        sign, mantissa, exponent, _ = number._mpf_
         magnitude = sp.Integer(int(mantissa)) * sp.Rational(2) ** int(exponent)
-        mapping[number] = -magnitude if value < 0 else magnitude
+        mapping[number] = -magnitude if sign else magnitude
     return expr.xreplace(mapping) if mapping else expr
 
 
