@@ -93,6 +93,20 @@ def test_a_far_threshold_is_refuted(threshold):
     assert_sound_refutation(*claim, verdict)
 
 
+def test_an_astronomically_small_difference_is_certified_and_printed_at_once():
+    """Beyond -10**7 the two sides differ by exp(-x**2), about 10**-(4.3e13): Arb encloses it
+    away from zero, and its bounds are printed without building the exact rational (which took
+    the whole budget: the fuzzer's one undecided far threshold)."""
+    claim = (sp.Piecewise((sp.exp(-x**2), x > -10**7), (2 * sp.exp(-x**2), True)),
+             sp.exp(-x**2))
+    started = time.monotonic()
+    verdict = verify(*claim, budget=20)
+    assert verdict.refuted and time.monotonic() - started < 5, verdict.explain()
+    low, high = verdict.difference
+    assert "e-" in low and float(low) == 0.0  # far below the smallest double, yet certified
+    assert verdict.details["certificate"]["excludes_zero"]
+
+
 @pytest.mark.parametrize("point", [sp.Rational(3, 7), sp.Rational(-1000001, 10007)])
 def test_a_one_point_difference_is_refuted_at_that_point(point):
     claim = (sp.Piecewise((x**2 + 1, sp.Eq(x, point)), (x**2, True)), x**2)

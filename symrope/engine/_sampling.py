@@ -29,7 +29,6 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_EVEN, Context, Decimal
-from fractions import Fraction
 from functools import lru_cache
 
 import flint
@@ -533,28 +532,75 @@ class Evaluation:
                 "entry": None if self.entry is None else list(self.entry)}
 
 
-def _fraction(value) -> Fraction:
+def _endpoints(value) -> tuple:
     if type(value) is fmpq:
-        return Fraction(int(value.p), int(value.q))
-    mantissa, exponent = value.man_exp()  # an exact arb
-    return Fraction(int(mantissa)) * Fraction(2) ** int(exponent)
+        return value, value
+    return value.lower(), value.upper()
 
 
-def _endpoints(value) -> tuple[Fraction, Fraction]:
-    if type(value) is fmpq:
-        return _fraction(value), _fraction(value)
-    return _fraction(value.lower()), _fraction(value.upper())
+def _midpoint(value):
+    return value if type(value) is fmpq else value.mid()
 
 
-def _midpoint(value) -> Fraction:
-    return _fraction(value) if type(value) is fmpq else _fraction(value.mid())
+_EXACT_EXPONENT = 1 << 16  # binary exponents beyond it are formatted by Arb, never exactly
 
 
-def _decimal(value: Fraction, digits: int, rounding) -> str:
-    """``value`` to ``digits`` significant digits, rounded in the given direction."""
-    context = Context(prec=digits, rounding=rounding)
-    number = context.divide(Decimal(value.numerator), Decimal(value.denominator))
-    return f"{number:.{digits}g}"
+def _decimal(value, digits: int, rounding) -> str:
+    """An exact ``value`` (an ``fmpq`` or an exact ``arb``) to ``digits`` significant digits,
+    rounded in the given direction.
+
+    Arb's own arithmetic finds the decimal exponent, so a bound like ``exp(-10**14)`` (a binary
+    exponent of -1.4e14) is printed without building its exact rational.
+
+    Examples
+    ========
+
+    >>> from decimal import ROUND_CEILING, ROUND_FLOOR
+    >>> from flint import arb, fmpq
+    >>> from symrope.engine._sampling import _decimal
+    >>> _decimal(fmpq(10, 7), 6, ROUND_FLOOR), _decimal(fmpq(10, 7), 6, ROUND_CEILING)
+    ('1.42857', '1.42858')
+    >>> _decimal((-arb(10) ** 14).exp().mid(), 3, ROUND_FLOOR)
+    '6.56e-43429448190326'
+    """
+    if value == 0:
+        return "0"
+    if type(value) is arb:
+        mantissa, exponent = value.man_exp()
+        if abs(int(exponent)) < _EXACT_EXPONENT:  # an exact dyadic of moderate size
+            value = fmpq(int(mantissa)) * fmpq(2) ** int(exponent)
+    if type(value) is fmpq:  # exact rationals are bounded in size: Decimal divides them exactly
+        context = Context(prec=digits, rounding=rounding)
+        number = context.divide(Decimal(int(value.p)), Decimal(int(value.q)))
+        return _tidy(f"{number:.{digits}g}")
+    size = abs(value)
+    with flint.ctx.workprec(64 + 4 * digits + 2 * size.mid_rad_10exp()[2].bit_length()):
+        guess = int((size.log() / arb(10).log()).mid().floor().unique_fmpz())
+        for power in (guess, guess + 1, guess - 1):
+            scaled = size / arb(10) ** (power - digits + 1)
+            if rounding == ROUND_FLOOR:
+                whole = scaled.lower().floor()
+            elif rounding == ROUND_CEILING:
+                whole = scaled.upper().ceil()
+            else:
+                whole = (scaled.mid() + arb(1) / 2).floor()
+            mantissa = int(whole.unique_fmpz())
+            if 10 ** (digits - 1) <= mantissa < 10 ** digits:
+                break
+    exponent = power - digits + 1
+    if abs(exponent) < 10**6:  # Decimal formats it exactly (the mantissa has `digits` digits)
+        return _tidy(f"{Decimal(mantissa).scaleb(exponent):.{digits}g}")
+    text = str(mantissa).rstrip("0")
+    head = text[0] + (f".{text[1:]}" if len(text) > 1 else "")
+    return f"{'-' if value < 0 else ''}{head}e{power:+d}"
+
+
+def _tidy(text: str) -> str:
+    """``1.50000E-7`` as ``1.5e-7``: no trailing zeros after the point, a lower-case ``e``."""
+    mantissa, _, exponent = text.lower().partition("e")
+    if "." in mantissa:
+        mantissa = mantissa.rstrip("0").rstrip(".")
+    return f"{mantissa}e{exponent}" if exponent else mantissa
 
 
 def _classify(left, right, bits: int):
