@@ -113,13 +113,20 @@ def _flat(value) -> list:
 
 def independent_differences(lhs, rhs, point) -> list:
     """|lhs - rhs| entry by entry at ``point``: (value at 120 digits, value at 240 digits)."""
+    return [(low, high) for low, high, _ in _differences_and_sizes(lhs, rhs, point)]
+
+
+def _differences_and_sizes(lhs, rhs, point) -> list:
+    """Per entry: |lhs - rhs| at 120 and at 240 digits, and max(|lhs|, |rhs|) at 240."""
     left, right = _at(lhs, point), _at(rhs, point)
     values = []
     for digits in (CHECK_DIGITS, 2 * CHECK_DIGITS):
         with mpmath.workdps(digits):
-            values.append([abs(a - b) for a, b in zip(_flat(_numeric(left, digits)),
-                                                      _flat(_numeric(right, digits)))])
-    return list(zip(*values))
+            pairs = list(zip(_flat(_numeric(left, digits)), _flat(_numeric(right, digits))))
+            values.append([abs(a - b) for a, b in pairs])
+    with mpmath.workdps(2 * CHECK_DIGITS):
+        sizes = [max(abs(a), abs(b)) for a, b in pairs]
+    return list(zip(*values, sizes))
 
 
 def _exact_difference_nonzero(lhs, rhs, point) -> bool:
@@ -139,12 +146,13 @@ def _exact_difference_nonzero(lhs, rhs, point) -> bool:
 
 def refutes(lhs, rhs, point) -> bool:
     """The point makes some entry clearly nonzero: exactly (a nonzero rational difference), or at
-    both precisions (agreeing to 40 digits)."""
+    both precisions (agreeing to 40 digits) and above the noise of the sides' own size (so a
+    difference of exp(-10**14) between sides of that size counts, and rounding noise does not)."""
     if _exact_difference_nonzero(lhs, rhs, point):
         return True
-    for low, high in independent_differences(lhs, rhs, point):
+    for low, high, size in _differences_and_sizes(lhs, rhs, point):
         with mpmath.workdps(2 * CHECK_DIGITS):
-            if high > mpmath.mpf(10) ** (-(CHECK_DIGITS - 20)) and \
+            if high > size * mpmath.mpf(10) ** (-(CHECK_DIGITS - 20)) and high > 0 and \
                     abs(low - high) <= high * mpmath.mpf(10) ** -40:
                 return True
     return False
