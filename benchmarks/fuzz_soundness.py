@@ -76,7 +76,7 @@ def _judge_seed(task) -> tuple:
         outcome, detail = "overran", f"more than {watchdog:g} CPU seconds"
     finally:
         signal.setitimer(signal.ITIMER_PROF, 0)
-    return (seed, claim.family, outcome, detail, time.monotonic() - began,
+    return (seed, claim.family, claim.true, outcome, detail, time.monotonic() - began,
             str(claim.lhs)[:200], str(claim.rhs)[:200])
 
 
@@ -101,7 +101,10 @@ def main(argv=None) -> int:
     pool = multiprocessing.get_context("fork").Pool(args.jobs) if args.jobs > 1 else None
     results = pool.imap_unordered(_judge_seed, tasks, chunksize=8) if pool else map(_judge_seed,
                                                                                    tasks)
-    for done, (seed, family, outcome, detail, spent, lhs, rhs) in enumerate(results, start=1):
+    truths = collections.Counter()
+    for done, (seed, family, true, outcome, detail, spent, lhs, rhs) in enumerate(results,
+                                                                                start=1):
+        truths[true] += 1
         seconds[family] += spent
         counts[outcome] += 1
         families[family][outcome] += 1
@@ -115,10 +118,9 @@ def main(argv=None) -> int:
         pool.close()
     total = args.claims
     elapsed = time.monotonic() - start
-    false_claims = sum(counts[k] for k in _ORDER[:3]) + sum(
-        families[f]["unconfirmed counterexample"] for f in families)
-    # overran and exception outcomes are listed apart: they belong to neither denominator
-    true_claims = sum(counts[k] for k in _ORDER[3:6])
+    # every claim of each truth, whatever became of it (an exception, an unconfirmed
+    # counterexample of a true claim outside its domain, an overrun) is in its denominator
+    false_claims, true_claims = truths[False], truths[True]
     print(f"claims {total} (false {false_claims}, true {true_claims}), budget "
           f"{args.budget:g} s per claim, seeds {args.seed_start}..{args.seed_start + total - 1}")
     print(_line(counts, total))
