@@ -1,9 +1,11 @@
 """Differential soundness fuzzer, long run: ``python benchmarks/fuzz_soundness.py N``.
 
-Decides N random claims whose truth is known by construction (``tests/soundness_claims.py``)
-with ``symrope.verify`` and prints counts: false refuted / undecided / proved, true proved /
-undecided / refuted, counterexamples not confirmed by the independent mpmath re-check
-(``tests/soundness_helpers.py``), exceptions, and time, overall and per family. Every unsound
+Decides N random claims whose truth is known by construction (``tests/soundness_claims.py``,
+with issue 18's families in ``tests/soundness_jumps.py``) with ``symrope.verify`` and prints
+counts: false refuted / undecided / proved, true proved / undecided / refuted, counterexamples
+not confirmed by the independent re-check (``tests/soundness_helpers.py``: mpmath at 120 and
+240 digits, and every function of a real claim real-valued at the point), exceptions, and
+time, overall and per family. Every unsound
 outcome is printed with its seed, so it can be replayed with ``--seed-start SEED N=1``.
 
 Run from the repository root with ``PYTHONPATH=$PWD``. Options: ``--budget`` seconds per claim
@@ -24,7 +26,7 @@ import time
 
 from symrope import verify
 from tests.soundness_claims import random_claim
-from tests.soundness_helpers import refutes
+from tests.soundness_helpers import in_real_domain, refutes
 
 _ORDER = ["false refuted", "false undecided", "false proved", "true proved", "true undecided",
           "true refuted", "unconfirmed counterexample", "exception", "overran"]
@@ -53,6 +55,12 @@ def judge(claim, budget: float) -> tuple[str, str]:
             return "unconfirmed counterexample", f"re-check raised {error!r}"
         if not confirmed and claim.true is False:
             return "unconfirmed counterexample", verdict.explain()
+        try:
+            inside = in_real_domain(claim.lhs, claim.rhs, verdict.counterexample)
+        except Exception as error:  # noqa: BLE001 - reported, like the re-check's own failure
+            return "unconfirmed counterexample", f"domain re-check raised {error!r}"
+        if not inside:
+            return "unconfirmed counterexample", f"outside the real domain: {verdict.explain()}"
     return outcome, verdict.explain()
 
 
@@ -68,7 +76,7 @@ def _judge_seed(task) -> tuple:
         outcome, detail = "overran", f"more than {watchdog:g} CPU seconds"
     finally:
         signal.setitimer(signal.ITIMER_PROF, 0)
-    return (seed, claim.family, outcome, detail, time.monotonic() - began,
+    return (seed, claim.family, claim.true, outcome, detail, time.monotonic() - began,
             str(claim.lhs)[:200], str(claim.rhs)[:200])
 
 
@@ -93,7 +101,10 @@ def main(argv=None) -> int:
     pool = multiprocessing.get_context("fork").Pool(args.jobs) if args.jobs > 1 else None
     results = pool.imap_unordered(_judge_seed, tasks, chunksize=8) if pool else map(_judge_seed,
                                                                                    tasks)
-    for done, (seed, family, outcome, detail, spent, lhs, rhs) in enumerate(results, start=1):
+    truths = collections.Counter()
+    for done, (seed, family, true, outcome, detail, spent, lhs, rhs) in enumerate(results,
+                                                                                start=1):
+        truths[true] += 1
         seconds[family] += spent
         counts[outcome] += 1
         families[family][outcome] += 1
@@ -107,10 +118,9 @@ def main(argv=None) -> int:
         pool.close()
     total = args.claims
     elapsed = time.monotonic() - start
-    false_claims = sum(counts[k] for k in _ORDER[:3]) + sum(
-        families[f]["unconfirmed counterexample"] for f in families)
-    # overran and exception outcomes are listed apart: they belong to neither denominator
-    true_claims = sum(counts[k] for k in _ORDER[3:6])
+    # every claim of each truth, whatever became of it (an exception, an unconfirmed
+    # counterexample of a true claim outside its domain, an overrun) is in its denominator
+    false_claims, true_claims = truths[False], truths[True]
     print(f"claims {total} (false {false_claims}, true {true_claims}), budget "
           f"{args.budget:g} s per claim, seeds {args.seed_start}..{args.seed_start + total - 1}")
     print(_line(counts, total))

@@ -11,19 +11,21 @@ symbols are named like what the engine and checker use internally (c_0, C0, _x, 
 Float truth is about the binary values: a true claim's right side is a rewrite of the *exact*
 left side (or built only from Floats whose arithmetic is exact), and Float arithmetic that
 rounds ("float_expand") is decided by comparing canonical polynomials of the exact values.
-Nothing here calls symrope.
+Issue 18's families (jumps at hidden zeros, lcm grids, far thresholds, one-point differences,
+mismatched partitions, real domains) are in ``tests/soundness_jumps.py``. Nothing here calls
+symrope.
 """
 
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
 
 import sympy as sp
 
 from symrope.linalg import rotation
 
-from tests.soundness_helpers import _exact
+from tests.soundness_helpers import Claim, _exact
+from tests.soundness_jumps import JUMP_FAMILIES, JUMP_WEIGHTS
 
 # Names the engine or checker create (or used to), and look-alikes.
 NAMES = ["c_0", "c_1", "c_2", "C0", "C1", "_x", "_c_0", "Dummy_0", "x0", "y0", "x1", "p", "s",
@@ -32,15 +34,6 @@ NAMES = ["c_0", "c_1", "c_2", "C0", "C1", "_x", "_c_0", "Dummy_0", "x0", "y0", "
 _EXACT_FLOATS = [0.5, -0.75, 1.5, 0.25, -2.0, 0.125, 3.0]
 _INEXACT_FLOATS = [0.1, 0.3, -0.7, 1e-3, 1 / 3, 2.2, 1e20, 1e-40]
 _TINY = [sp.Rational(1, 10**40), sp.Float(1e-40), sp.Rational(1, 2**80), sp.Float(2.0**-60)]
-
-
-@dataclass
-class Claim:
-    lhs: object
-    rhs: object
-    true: bool
-    family: str
-    assumptions: tuple = field(default=())
 
 
 def _symbol(rng: random.Random, exclude=(), positive: bool = False):
@@ -179,10 +172,13 @@ def branch_cuts(rng) -> Claim:
     if kind == 2:
         positive = rng.choice([sp.exp(A), A**2 + 1, q * sp.Rational(3, 2), q + sp.Float(0.1)])
         return Claim(sp.sqrt(positive**2), positive, True, "sqrt_square_positive")
+    # For real u, v the product rules hold wherever every function is real-valued (the claim's
+    # domain: see soundness_jumps.real_domains); over C they fail at u = v = -1.
+    z, w = sp.Symbol(rng.choice(["z", "u", "c_0"])), sp.Symbol(rng.choice(["w", "v", "C1"]))
     if kind == 3:
-        return Claim(sp.log(u * v), sp.log(u) + sp.log(v), False, "log_product_real")
+        return Claim(sp.log(z * w), sp.log(z) + sp.log(w), False, "log_product_complex")
     if kind == 4:
-        return Claim(sp.sqrt(u * v), sp.sqrt(u) * sp.sqrt(v), False, "sqrt_product_real")
+        return Claim(sp.sqrt(z * w), sp.sqrt(z) * sp.sqrt(w), False, "sqrt_product_complex")
     if kind == 5:
         return Claim(sp.atan2(v, u), sp.atan(v / u), False, "atan2_real")
     if kind == 6:  # exp(Float + x) is evaluated as Float * exp(x) on construction: no Float offset
@@ -263,8 +259,8 @@ def template_collision(rng) -> Claim:
 # Families and their weights: the cheap scalar families dominate so that tens of thousands of
 # claims fit in an hour on one core; every family still appears hundreds of times per 10,000.
 FAMILIES = [polynomial_rewrite, float_expand, trig_addition, exp_laws, branch_cuts,
-            matrix_transpose, rotation_product, block_rope, template_collision]
-WEIGHTS = [8, 6, 4, 4, 6, 2, 2, 1, 1]
+            matrix_transpose, rotation_product, block_rope, template_collision, *JUMP_FAMILIES]
+WEIGHTS = [8, 6, 4, 4, 6, 2, 2, 1, 1, *JUMP_WEIGHTS]
 
 
 def random_claim(rng: random.Random) -> Claim:

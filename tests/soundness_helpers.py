@@ -7,12 +7,26 @@ substituted exactly, and each entry of the difference is evaluated by mpmath (th
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 import mpmath
 import sympy as sp
 
 from tests.matrix_helpers import explicit_matrix
 
 CHECK_DIGITS = 120
+
+
+@dataclass
+class Claim:
+    """A claim whose truth is known by construction, from one fuzzer family."""
+
+    lhs: object
+    rhs: object
+    true: bool
+    family: str
+    assumptions: tuple = field(default=())
+
 
 _hx, _ha, _hb, _hc, _hd = sp.symbols("x a b c d", real=True)
 # A true claim (sin^2 + cos^2 = 1) that no budget of a few seconds decides: every rewrite must
@@ -22,15 +36,16 @@ HARD_TRUE_CLAIM = ((sp.sin(_hx) ** 2 + sp.cos(_hx) ** 2 + _ha + _hb + _hc + _hd)
 
 
 def _exact(expr):
-    """``expr`` with each Float replaced by the rational mpmath says it is (exact)."""
+    """``expr`` with each Float replaced by the rational its binary digits are (exact)."""
     if not isinstance(expr, (sp.Basic, sp.MatrixBase)):
         return sp.sympify(expr)
     mapping = {}
     for number in expr.atoms(sp.Float):
-        value = mpmath.mpf(number._mpf_)
-        mantissa, exponent = value.man_exp  # the mantissa is unsigned
+        # the (sign, mantissa, exponent, bits) tuple itself: mpmath.mpf() would round it to
+        # mpmath's global precision, which a leaky caller may have lowered
+        sign, mantissa, exponent, _ = number._mpf_
         magnitude = sp.Integer(int(mantissa)) * sp.Rational(2) ** int(exponent)
-        mapping[number] = -magnitude if value < 0 else magnitude
+        mapping[number] = -magnitude if sign else magnitude
     return expr.xreplace(mapping) if mapping else expr
 
 
@@ -98,13 +113,20 @@ def _flat(value) -> list:
 
 def independent_differences(lhs, rhs, point) -> list:
     """|lhs - rhs| entry by entry at ``point``: (value at 120 digits, value at 240 digits)."""
+    return [(low, high) for low, high, _ in _differences_and_sizes(lhs, rhs, point)]
+
+
+def _differences_and_sizes(lhs, rhs, point) -> list:
+    """Per entry: |lhs - rhs| at 120 and at 240 digits, and max(|lhs|, |rhs|) at 240."""
     left, right = _at(lhs, point), _at(rhs, point)
     values = []
     for digits in (CHECK_DIGITS, 2 * CHECK_DIGITS):
         with mpmath.workdps(digits):
-            values.append([abs(a - b) for a, b in zip(_flat(_numeric(left, digits)),
-                                                      _flat(_numeric(right, digits)))])
-    return list(zip(*values))
+            pairs = list(zip(_flat(_numeric(left, digits)), _flat(_numeric(right, digits))))
+            values.append([abs(a - b) for a, b in pairs])
+    with mpmath.workdps(2 * CHECK_DIGITS):
+        sizes = [max(abs(a), abs(b)) for a, b in pairs]
+    return list(zip(*values, sizes))
 
 
 def _exact_difference_nonzero(lhs, rhs, point) -> bool:
@@ -124,20 +146,58 @@ def _exact_difference_nonzero(lhs, rhs, point) -> bool:
 
 def refutes(lhs, rhs, point) -> bool:
     """The point makes some entry clearly nonzero: exactly (a nonzero rational difference), or at
-    both precisions (agreeing to 40 digits)."""
+    both precisions (agreeing to 40 digits) and above the noise of the sides' own size (so a
+    difference of exp(-10**14) between sides of that size counts, and rounding noise does not)."""
     if _exact_difference_nonzero(lhs, rhs, point):
         return True
-    for low, high in independent_differences(lhs, rhs, point):
+    for low, high, size in _differences_and_sizes(lhs, rhs, point):
         with mpmath.workdps(2 * CHECK_DIGITS):
-            if high > mpmath.mpf(10) ** (-(CHECK_DIGITS - 20)) and \
+            if high > size * mpmath.mpf(10) ** (-(CHECK_DIGITS - 20)) and high > 0 and \
                     abs(low - high) <= high * mpmath.mpf(10) ** -40:
                 return True
     return False
 
 
+def _real_valued_nodes(expr, point):
+    """The function and power nodes of ``expr`` that are evaluated at ``point`` and should be
+    real there: their free symbols are all real and ``I`` is not among their atoms. Only the
+    taken piece of a Piecewise counts (the others are not evaluated)."""
+    if not isinstance(expr, sp.Basic) or not expr.free_symbols:
+        return
+    if isinstance(expr, sp.Piecewise):
+        for piece, condition in expr.args:
+            yield from _real_valued_nodes(condition, point)
+            if bool(_at(condition, point)):
+                yield from _real_valued_nodes(piece, point)
+                return
+        return
+    if isinstance(expr, (sp.Function, sp.Pow)) and not expr.has(sp.I) and all(
+            s.is_extended_real for s in expr.free_symbols):
+        yield expr
+    for arg in expr.args:
+        yield from _real_valued_nodes(arg, point)
+
+
+def in_real_domain(lhs, rhs, point) -> bool:
+    """Every function of the claim whose arguments are built from real symbols is real-valued at
+    ``point`` (mpmath at 60 digits): the point lies in the claim's real domain."""
+    for side in (lhs, rhs):
+        entries = list(explicit_matrix(side)) if isinstance(side, (sp.MatrixBase, sp.MatrixExpr)) \
+            else [sp.sympify(side)]
+        for entry in entries:
+            for node in _real_valued_nodes(_exact(entry), point):
+                value = _number(_at(node, point), 60)
+                if isinstance(value, mpmath.mpc) and abs(value.imag) > mpmath.mpf(10) ** -40 * (
+                        1 + abs(value.real)):
+                    return False
+    return True
+
+
 def assert_sound_refutation(lhs, rhs, verdict) -> None:
-    """A refutation's counterexample, substituted and evaluated here, really refutes the claim."""
+    """A refutation's counterexample, substituted and evaluated here, really refutes the claim,
+    inside its real domain."""
     assert verdict.refuted, verdict.explain()
     point = verdict.counterexample
     assert all(not getattr(v, "atoms", lambda *_: ())(sp.Float) for v in point.values())
     assert refutes(lhs, rhs, point), f"{verdict.explain()}: not confirmed independently"
+    assert in_real_domain(lhs, rhs, point), f"{verdict.explain()}: outside the real domain"

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from symrope import verify
 from tests.soundness_claims import FAMILIES, random_claim
-from tests.soundness_helpers import refutes
+from tests.soundness_helpers import in_real_domain, refutes
 
 _BUDGET = 1.5
 
@@ -26,6 +26,7 @@ def _assert_sound(claim):
         assert not verdict.proved, context
     if verdict.refuted:
         assert refutes(claim.lhs, claim.rhs, verdict.counterexample), context
+        assert in_real_domain(claim.lhs, claim.rhs, verdict.counterexample), context
     return verdict
 
 
@@ -44,8 +45,15 @@ def test_every_family_is_exercised_with_both_truths():
         claim = random_claim(rng)
         truths.setdefault(claim.family, set()).add(claim.true)
     assert {True, False} <= set().union(*truths.values())
-    assert len({f.__name__ for f in FAMILIES}) == 9
-    assert len(truths) >= 18, sorted(truths)
+    assert len({f.__name__ for f in FAMILIES}) == 15
+    assert len(truths) >= 40, sorted(truths)
+    # issue 18's families: both truths in each kind of adversarial claim
+    for true, false in [("hidden_zero_jump", "hidden_nonzero_jump"),
+                        ("lcm_grid_integer", "lcm_grid"), ("far_threshold_max", "far_threshold"),
+                        ("one_point_agreement", "one_point_difference"),
+                        ("mismatched_partitions_same", "mismatched_partitions_bumped"),
+                        ("log_product_real_domain", "llama4_temperature")]:
+        assert truths[true] == {True} and truths[false] == {False}
 
 
 def test_the_fuzzer_catches_an_unsound_engine(monkeypatch):

@@ -4,8 +4,12 @@ Linear encodings are decided on the extracted matrices, block by block in the fi
 in which both F and G are block diagonal (exact: only literal zeros count); anything else is
 decided on the score ``query(x, s)^T key(y, t)`` for symbolic content vectors. Every verdict
 comes from :func:`symrope.verify`: proved only by reduction to a literal zero, refuted only with
-an exact counterexample confirmed at 30 and 60 digits, undecided otherwise.
+an exact counterexample whose difference rigorous (Arb ball) arithmetic encloses away from
+zero, undecided otherwise.
 """
+
+# Over 500 lines: one check is one object (_Run) whose stages share its symbols, matrices and
+# clock; the stages and their budget stay with it.
 
 from __future__ import annotations
 
@@ -86,21 +90,8 @@ def check(encoding: Encoding, budget: float = 60.0) -> CheckReport:
         return delegated
     clock = Clock(float(budget))
     run = _Run(encoding, clock)
-    # Each stage gets an equal share of what is left among the stages still to run (unused
-    # time passes on): four assumptions, then the generator. One slow claim cannot starve the
-    # others.
-    clock.share(5)
-    linearity = run.linearity()
-    if linearity.verdict == PROVED:
-        steps = [run.linear_translation, run.linear_identity,
-                 lambda: _bounded(run.linear_continuity, clock)]
-    else:
-        steps = [run.score_translation, run.score_identity,
-                 lambda: _bounded(run.score_continuity, clock)]
-    results = [linearity]
-    for stages_left, step in zip((4, 3, 2), steps):
-        clock.share(stages_left)
-        results.append(step())
+    results = _decide_assumptions(run, clock)
+    linearity = results[0]
     clock.share(1)
     report = CheckReport(encoding.name, encoding.dim, encoding.position_dims,
                          {r.name: r for r in results})
@@ -119,6 +110,83 @@ def check(encoding: Encoding, budget: float = 60.0) -> CheckReport:
                             "symbolic content vectors x, y")
     report.seconds = clock.elapsed()
     return report
+
+
+_ORDER = ("linearity", "translation_invariance", "identity_at_zero", "continuity")
+# A stage's own work (building its claims: a Jacobian, an expanded score) is interrupted this
+# long after its share ends; the engine calls inside it keep to the share itself.
+_STAGE_GRACE = 2.0
+# A stage decided again takes 80% of what is left (whatever it does not use passes on); the
+# rest is kept for the stages after it and the generator.
+_RETRY_STAGES = 1.25
+_STRUCTURE_OUT_OF_TIME = "its time share ran out"
+_RETRY_STRUCTURE_SHARE = 0.9
+
+
+def _decide_assumptions(run: "_Run", clock: Clock) -> list[AssumptionResult]:
+    """The four assumptions, within the budget, in two passes.
+
+    First pass: each stage gets an equal share of what is left among the stages still to run
+    (four assumptions, then the generator), so time a stage does not use passes on and one
+    slow claim cannot starve the others. Second pass: a stage that ran out of its share (it is
+    undecided and used all of it) is decided again with the time the others left unused, and so
+    is any undecided stage once a retry has proved the exponential form (which decides it at
+    once); when a retry proves linearity, the stages decided on the score meanwhile are decided
+    again on the matrices (a verdict already proved or refuted stands).
+    """
+    shares, results = {}, {}
+
+    def attempt(name, step, stages_left):
+        shares[name] = clock.share(stages_left)
+        results[name] = _stage(name, step, clock)
+        return results[name]
+
+    attempt("linearity", run.linearity, 5)
+    steps = _steps(run, clock, results["linearity"].verdict == PROVED)
+    for stages_left, name in zip((4, 3, 2), _ORDER[1:]):
+        attempt(name, steps[name], stages_left)
+    if _cut_short(results["linearity"], shares["linearity"], clock):
+        if attempt("linearity", run.linearity, 2).verdict == PROVED:  # half: the rest follows
+            steps = _steps(run, clock, True)
+            for name in _ORDER[1:]:  # the score's verdicts were cut short by the same stage
+                if results[name].verdict == UNDECIDED:
+                    shares[name] = 0.0
+    for name in _ORDER[1:]:
+        if results[name].verdict == UNDECIDED and (
+                shares[name] == 0.0 or _cut_short(results[name], shares[name], clock)
+                or run.structure_proved()):  # a retry proved F = e^{pA}: the rest follows
+            run.forget_structure()  # recognised again with the longer share
+            attempt(name, steps[name], _RETRY_STAGES)
+    return [results[name] for name in _ORDER]
+
+
+def _steps(run: "_Run", clock: Clock, linear: bool) -> dict:
+    if linear:
+        return {"translation_invariance": run.linear_translation,
+                "identity_at_zero": run.linear_identity,
+                "continuity": lambda: _bounded(run.linear_continuity, clock)}
+    return {"translation_invariance": run.score_translation,
+            "identity_at_zero": run.score_identity,
+            "continuity": lambda: _bounded(run.score_continuity, clock)}
+
+
+def _cut_short(result: AssumptionResult, share: float, clock: Clock) -> bool:
+    """Undecided after using (nearly) all its share, when a retry would get a longer one."""
+    retry = clock.remaining() / _RETRY_STAGES
+    return result.verdict == UNDECIDED and result.seconds >= 0.9 * share and \
+        retry > max(share, 1.0)
+
+
+def _stage(name: str, step, clock: Clock) -> AssumptionResult:
+    """One stage, never past its share by more than ``_STAGE_GRACE`` (nor past the budget)."""
+    start = time.monotonic()
+    try:
+        with deadline(min(clock.left(), clock.remaining()) + _STAGE_GRACE):
+            return step()
+    except BudgetExhausted:
+        return AssumptionResult(name, UNDECIDED, "its time share ran out while its claims were "
+                                "built, before any was decided (no points were sampled)",
+                                seconds=time.monotonic() - start)
 
 
 def _bounded(decide, clock) -> AssumptionResult:
@@ -169,6 +237,19 @@ class _Run:
         self.shifted = False  # translation stated as score(s, t) = score(s + u, t + u)
         self.F = self.G = self.blocks = None
         self._exponentials = None  # F = e^{p.A}, G = e^{p.B} and A^T = -B, once decided
+        self._structure_share = STRUCTURE_SHARE
+
+    def structure_proved(self) -> bool:
+        """Whether F = e^{p.A}, G = e^{p.B} with A^T = -B has been proved (on the matrices)."""
+        return self._exponentials is not None and self._exponentials.proved
+
+    def forget_structure(self) -> None:
+        """Drop an exponential form that ran out of time, so a longer share recognises it anew
+        (and, having failed for time once, with nearly all of that share)."""
+        if self._exponentials is not None and not self._exponentials.proved:
+            if self._exponentials.reason == _STRUCTURE_OUT_OF_TIME:
+                self._structure_share = _RETRY_STRUCTURE_SHARE
+            self._exponentials = None
 
     # ---------------------------------------------------------------- helpers
     def _encode(self, role, x, position) -> sp.ImmutableMatrix:
@@ -264,13 +345,14 @@ class _Run:
                 summary = (f"{role}(a x + b y, p) != a {role}(x, p) + b {role}(y, p) at a = "
                            f"{show(point.get(a, 0))}, b = {show(point.get(b, 0))}, p = "
                            f"{show(position)}, x = {_vector(x)}, y = {_vector(y)} (component "
-                           f"{row}; |difference| = {verdict.difference[1]})")
+                           f"{row}; {verdict.certified_gap('difference')})")
                 return AssumptionResult(
                     "linearity", REFUTED, f"{role} is not linear in its content vector",
                     {"summary": summary, "role": role, "a": show(point.get(a, 0)),
                      "b": show(point.get(b, 0)), "p": show(position), "x": [show(v) for v in x],
                      "y": [show(v) for v in y], "component": row,
-                     "difference": verdict.difference[1]},
+                     "difference": verdict.difference[1],
+                     "certificate": verdict.details.get("certificate")},
                     verdicts, time.monotonic() - start)
             if not verdict.proved:
                 undecided = undecided or verdict
@@ -306,7 +388,7 @@ class _Run:
         small, and when they do not all hold the expansion path needs the rest of the stage.
         """
         if self._exponentials is None:
-            budget = max(self.clock.left() * STRUCTURE_SHARE, 1.0)
+            budget = max(self.clock.left() * self._structure_share, 1.0)
             clock = Clock(budget)
 
             # recognise reads only .proved: a threshold claim is still probed first (a quick
@@ -320,7 +402,7 @@ class _Run:
                                                    self.blocks.restrict(self.G),
                                                    _axes(self.p), decide_within)
             except BudgetExhausted:
-                self._exponentials = Exponentials(reason="its time share ran out")
+                self._exponentials = Exponentials(reason=_STRUCTURE_OUT_OF_TIME)
         return self._exponentials
 
     def _structural_result(self, name: str, conclusion: str, start) -> AssumptionResult | None:
@@ -413,8 +495,10 @@ class _Run:
         if not confirm.refuted:  # the engine's point, replayed through the user's functions
             raise InternalError(f"encoding {self.encoding.name!r}: the engine's counterexample "
                                 f"did not replay through the user's functions: {summary}")
-        return {"summary": summary, **values, "x": f"e_{i}", "y": f"e_{j}",
-                "parameters": {str(k): show(v) for k, v in parameters.items()}}
+        return {"summary": f"{summary}; {verdict.certified_gap('difference')}", **values,
+                "x": f"e_{i}", "y": f"e_{j}",
+                "parameters": {str(k): show(v) for k, v in parameters.items()},
+                "certificate": verdict.details.get("certificate")}
 
     def linear_identity(self) -> AssumptionResult:
         start = time.monotonic()
@@ -520,9 +604,10 @@ class _Run:
         y = [point.get(v, sp.Integer(0)) for v in self.y]
         here, there = lhs.xreplace(point), rhs.xreplace(point)
         summary = (f"{where}, x = {_vector(x)}, y = {_vector(y)}: {left_name} {_number(here)} "
-                   f"but {right_name} {_number(there)}")
+                   f"but {right_name} {_number(there)}; {verdict.certified_gap('difference')}")
         return {"summary": summary, "x": [show(v) for v in x], "y": [show(v) for v in y],
-                left_name.replace(" ", "_"): show(here), right_name.replace(" ", "_"): show(there)}
+                left_name.replace(" ", "_"): show(here), right_name.replace(" ", "_"): show(there),
+                "certificate": verdict.details.get("certificate")}
 
     def score_identity(self) -> AssumptionResult:
         start = time.monotonic()

@@ -1,7 +1,7 @@
 """Deciding one claim for the checker: the engine's verdict, with the checker's two additions.
 
 * Claims are pre-expanded when asked (an equivalence) so entries that agree term by term are
-  seen as identical instead of sampled at 30 and 60 digits.
+  seen as identical instead of sampled.
 * ``sinc`` (which the engine's rewrites do not know) is handled by a density argument: the
   claim is proved where no ``sinc`` argument vanishes, and extended by continuity.
 """
@@ -17,8 +17,8 @@ from symrope.engine import (PROVED, REFUTED, UNDECIDED, BudgetExhausted, Verdict
                             verify)
 from symrope.engine._strategies import is_literal_zero
 from symrope.engine._exact import read_floats_exactly
-from symrope.engine._sampling import (Unsampleable, evaluate, has_thresholds, sample_point,
-                                      scale_values)
+from symrope.engine._sampling import Unsampleable, evaluate, has_thresholds, sweep
+from symrope.engine._verify import refutation
 from symrope.errors import UsageError
 from symrope.checker._continuity import continuity_obstacle
 from symrope.checker._structure import block_claim
@@ -32,7 +32,8 @@ class Clock:
     """The whole check's budget, shared fairly between its stages.
 
     :meth:`share` opens a stage with an equal share of what is left among the stages still to
-    run, so a stage that finishes early passes its unused time on; every engine call gets what
+    run, so a stage that finishes early passes its unused time on (and one cut short can be
+    decided again with what the others left: ``checker._check``); every engine call gets what
     is left of the current stage (at least 0.5 s).
     """
 
@@ -44,10 +45,16 @@ class Clock:
     def elapsed(self) -> float:
         return time.monotonic() - self.start
 
-    def share(self, stages_left: int) -> None:
-        """Start a stage: ``1 / stages_left`` of the remaining budget (the last takes all)."""
-        remaining = max(self.budget - self.elapsed(), 0.0)
-        self.stage_end = time.monotonic() + remaining / max(stages_left, 1)
+    def share(self, stages_left: float) -> float:
+        """Start a stage: ``1 / stages_left`` of the remaining budget (the last takes all);
+        returns the share in seconds."""
+        share = self.remaining() / max(stages_left, 1)
+        self.stage_end = time.monotonic() + share
+        return share
+
+    def remaining(self) -> float:
+        """What is left of the whole budget (0 when it is spent)."""
+        return max(self.budget - self.elapsed(), 0.0)
 
     def left(self) -> float:
         total = self.budget - self.elapsed()
@@ -174,12 +181,13 @@ def _claim_entries(side) -> list:
 
 
 def probe_across_scales(lhs, rhs, positions) -> Verdict | None:
-    """A refutation at positions far from the engine's random ones, or None.
+    """A refutation at positions far from the engine's first points, or None.
 
-    Each position symbol in turn takes each value of :func:`scale_values` (``10**k`` and the
-    threshold constants of the claim with the points either side), the others exact random
-    values. A point counts only as the engine's points do: the difference is clearly nonzero
-    at 30 and at 60 digits (or more, as the numbers grow), at exact rational coordinates.
+    The engine's shared sampler sweeps each position symbol in turn across its special values
+    (the claim's breakpoints and thresholds, at and beside them) and ``+-10**k`` for
+    k = -9..9, the other symbols drawn as usual (:func:`symrope.engine._sampling.sweep`). A
+    point counts only as the engine's points do: rigorous arithmetic encloses the difference
+    away from zero, at exact rational coordinates inside the claim's real domain.
     """
     left, right = _claim_entries(lhs), _claim_entries(rhs)
     # (flat index, lhs entry, rhs entry): the index is kept, since equal entries elsewhere
@@ -188,30 +196,18 @@ def probe_across_scales(lhs, rhs, positions) -> Verdict | None:
              if not is_literal_zero(a - b)]
     if not pairs:
         return None
-    values = scale_values(*left, *right)
-    rng = random.Random(_SCALE_PROBE_SEED)
-    symbols = [s for s in positions
-               if any(s in (a - b).free_symbols for _, a, b in pairs)]
-    for value in values:
-        for symbol in symbols:
-            try:
-                point = sample_point(rng, *[a - b for _, a, b in pairs])
-            except Unsampleable:
-                return None
-            point[symbol] = value
+    differences = [a - b for _, a, b in pairs]
+    symbols = [s for s in positions if any(s in d.free_symbols for d in differences)]
+    try:
+        for point in sweep(random.Random(_SCALE_PROBE_SEED), *differences, symbols=symbols):
             for flat, a, b in pairs:
-                try:
-                    (evaluation,) = evaluate(a, b, point)
-                except (ZeroDivisionError, ValueError, TypeError):
-                    continue
+                (evaluation,) = evaluate(a, b, point)
                 if evaluation.clearly_nonzero:
-                    return Verdict(REFUTED, lhs, rhs, counterexample=point,
-                                   difference=(sp.sstr(sp.Float(evaluation.low, 6)),
-                                               sp.sstr(sp.Float(evaluation.high, 6))),
-                                   entry=_entry_of(lhs, flat),
-                                   method=f"exact counterexample at a position across scales "
-                                          f"({sp.sstr(symbol)} = {value}), |difference| agrees "
-                                          "at two precisions (30 and 60 digits or more)")
+                    return refutation(lhs, rhs, point, evaluation, _entry_of(lhs, flat),
+                                      "exact counterexample from a sweep of the positions "
+                                      "across scales and breakpoints;")
+    except Unsampleable:
+        return None
     return None
 
 

@@ -6,8 +6,8 @@ non-negative integer powers, ``sqrt`` of what SymPy knows is non-negative, quoti
 SymPy knows has a fixed sign...): continuity follows by composition. *Refuted* means a
 candidate point (a ``Piecewise`` boundary, a jump of ``floor``/``sign``, a zero of a
 denominator) where the one-sided limits differ, are infinite, or disagree with the value there;
-the limits are computed exactly on each side and compared at 30 and 60 digits by
-:func:`symrope.verify`. Anything else is *undecided*.
+the limits are computed exactly on each side and compared by :func:`symrope.verify` (a
+difference counts only where ball arithmetic certifies it). Anything else is *undecided*.
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-__all__ = ["BlockClaim", "block_claims", "claim_key", "expression_key", "evaluate",
+__all__ = ["BlockClaim", "block_claims", "explicit", "claim_key", "expression_key", "evaluate",
            "with_symbolic_constants", "abstract_constants", "is_constant", "template_of",
            "is_instance"]
 
@@ -27,12 +27,16 @@ LEAF, MUL, ADD, TRANSPOSE, INVERSE = "leaf", "mul", "add", "T", "inv"
 
 
 class BlockClaim:
-    """The claim for diagonal block ``index``: ``lhs = rhs``, both as descriptions."""
+    """The claim for diagonal block ``index``: ``lhs = rhs``, both as descriptions.
 
-    __slots__ = ("index", "lhs", "rhs")
+    ``offset`` is the block's first row in the whole matrix when the blocks are not the
+    claim's own (its partitions were regrouped), so an entry can be named by its row and column.
+    """
 
-    def __init__(self, index, lhs, rhs):
-        self.index, self.lhs, self.rhs = index, lhs, rhs
+    __slots__ = ("index", "lhs", "rhs", "offset")
+
+    def __init__(self, index, lhs, rhs, offset=None):
+        self.index, self.lhs, self.rhs, self.offset = index, lhs, rhs, offset
 
 
 def _describe(side):
@@ -63,14 +67,103 @@ def _describe(side):
 
 
 def block_claims(lhs, rhs) -> list[BlockClaim] | None:
-    """One claim per diagonal block when both sides are block diagonal with equal block shapes."""
-    left, right = _describe(lhs), _describe(rhs)
+    """One claim per diagonal block when both sides are block diagonal with equal block shapes.
+
+    Block-diagonal factors whose partitions do not line up (``diag(2x2, 3x3)`` times
+    ``diag(3x3, 2x2)``) are first regrouped on their common coarsening (here one 5x5 block);
+    None when the sides are not block diagonal or a block is not square.
+
+    Examples
+    ========
+
+    >>> import sympy as sp
+    >>> from symrope.engine._blocks import block_claims
+    >>> x = sp.Symbol("x")
+    >>> M1 = sp.BlockDiagMatrix(sp.eye(2) * x, sp.eye(3), sp.eye(1))
+    >>> M2 = sp.BlockDiagMatrix(sp.eye(3), sp.eye(2) * x, sp.eye(1))
+    >>> [(evaluate_shape(c.lhs), c.offset) for c in block_claims(M1 * M2, M2 * M1)]
+    [((5, 5), 0), ((1, 1), 5)]
+    """
+    aligned_lhs, aligned_rhs = _aligned(lhs, rhs)
+    left, right = _describe(aligned_lhs), _describe(aligned_rhs)
     if left is None or right is None or len(left) != len(right):
         return None
     claims = [BlockClaim(k, a, b) for k, (a, b) in enumerate(zip(left, right))]
-    if any(evaluate_shape(c.lhs) != evaluate_shape(c.rhs) for c in claims):
-        return None
+    offset = 0
+    for claim in claims:
+        shape = evaluate_shape(claim.lhs)
+        if shape is None or shape != evaluate_shape(claim.rhs):
+            return None
+        if aligned_lhs is not lhs or aligned_rhs is not rhs:
+            claim.offset = offset
+            offset += shape[0]
     return claims
+
+
+def _boundaries(node) -> tuple | None:
+    """The cumulative block boundaries of a BlockDiagMatrix of square blocks, else None."""
+    ends, end = [0], 0
+    for block in node.diag:
+        rows, cols = block.shape
+        if rows != cols or not getattr(rows, "is_Integer", isinstance(rows, int)):
+            return None
+        end += int(rows)
+        ends.append(end)
+    return tuple(ends)
+
+
+def _regrouped(node, boundaries: set):
+    """``node`` with consecutive blocks merged so that blocks end only at ``boundaries``."""
+    merged, current, end = [], [], 0
+    for block in node.diag:
+        current.append(block)
+        end += int(block.shape[0])
+        if end in boundaries:
+            merged.append(current[0] if len(current) == 1 else
+                          sp.ImmutableMatrix(sp.BlockDiagMatrix(*current).as_explicit()))
+            current = []
+    return sp.BlockDiagMatrix(*merged)
+
+
+def _aligned(lhs, rhs):
+    """Both sides with every BlockDiagMatrix regrouped on the partitions' common coarsening."""
+    nodes = set()
+    for side in (lhs, rhs):
+        if isinstance(side, sp.Basic):
+            nodes |= side.atoms(sp.BlockDiagMatrix)
+    partitions = {node: _boundaries(node) for node in nodes}
+    if len(set(partitions.values())) <= 1 or None in partitions.values():
+        return lhs, rhs
+    common = set.intersection(*(set(p) for p in partitions.values()))
+    mapping = {node: _regrouped(node, common) for node in nodes}
+    return (lhs.xreplace(mapping) if isinstance(lhs, sp.Basic) else lhs,
+            rhs.xreplace(mapping) if isinstance(rhs, sp.Basic) else rhs)
+
+
+def explicit(side) -> sp.ImmutableMatrix:
+    """An explicit matrix for a matrix expression of explicit pieces, multiplied out directly.
+
+    SymPy's ``as_explicit`` of a product builds each entry as a symbolic ``Sum`` and evaluates
+    it: seconds for a 5x5 product of block matrices. Products, sums, transposes and inverses of
+    explicit and block-diagonal matrices are multiplied here instead; anything else falls back
+    to ``as_explicit``.
+    """
+    if isinstance(side, sp.MatrixBase):
+        return sp.ImmutableMatrix(side)
+    if isinstance(side, sp.BlockDiagMatrix):
+        return sp.ImmutableMatrix(sp.diag(*[explicit(b) for b in side.diag]))
+    if isinstance(side, sp.Transpose):
+        return explicit(side.arg).T
+    if isinstance(side, sp.Inverse):
+        return explicit(side.arg).inv()
+    if isinstance(side, (sp.MatMul, sp.MatAdd)):
+        scalars = [a for a in side.args if not isinstance(a, (sp.MatrixBase, sp.MatrixExpr))]
+        parts = [explicit(a) for a in side.args if isinstance(a, (sp.MatrixBase, sp.MatrixExpr))]
+        total = parts[0]
+        for part in parts[1:]:
+            total = total * part if isinstance(side, sp.MatMul) else total + part
+        return sp.ImmutableMatrix(sp.Mul(*scalars) * total)
+    return sp.ImmutableMatrix(side.as_explicit())
 
 
 def evaluate_shape(description):
@@ -296,7 +389,7 @@ def with_symbolic_constants(claim: BlockClaim, memo: dict) -> BlockClaim:
     """
     abstractor = _Abstractor(memo)
     return BlockClaim(claim.index, abstractor.description(claim.lhs),
-                      abstractor.description(claim.rhs))
+                      abstractor.description(claim.rhs), claim.offset)
 
 
 def abstract_constants(expr, memo: dict | None = None):
@@ -308,7 +401,7 @@ def _abstract(thing, memo: dict):
     abstractor = _Abstractor(memo)
     if isinstance(thing, BlockClaim):
         abstracted = BlockClaim(thing.index, abstractor.description(thing.lhs),
-                                abstractor.description(thing.rhs))
+                                abstractor.description(thing.rhs), thing.offset)
     else:
         abstracted = abstractor.expression(thing)
     return abstracted, abstractor.symbols

@@ -26,14 +26,22 @@ class Verdict:
 
     status : str
         Exactly one of ``"proved"`` (the difference was reduced to a literal zero by
-        ``method``), ``"refuted"`` (``counterexample`` is an exact point where the difference
-        is clearly nonzero at 30 and at 60 digits) or ``"undecided"`` (``reason`` says why).
+        ``method``), ``"refuted"`` (``counterexample`` is an exact point where rigorous
+        arithmetic encloses ``|lhs - rhs|`` away from zero) or ``"undecided"`` (``reason``
+        says why, and how many sampled points agreed).
     counterexample : dict or None
         Exact values of the free symbols (and matrices for matrix symbols), only when refuted.
     difference : tuple or None
-        ``(|lhs - rhs| at 30 digits, at 60 digits)`` at the counterexample, as strings.
+        ``(lower, upper)``: certified bounds of ``|lhs - rhs|`` at the counterexample, rounded
+        outward to 6 significant digits, as strings.
     entry : tuple or None
         The matrix entry (or block, row, column) where a matrix claim fails.
+    details : dict
+        ``details["certificate"]`` for a refutation: ``value``, ``lower_bound``,
+        ``upper_bound``, ``enclosure`` (the Arb ball of ``|lhs - rhs|``, or its exact
+        rational), ``excludes_zero``, ``arithmetic`` (``"exact rational arithmetic"`` or
+        ``"Arb ball arithmetic"``), ``precision_bits``, ``library``, ``entry``. Undecided
+        verdicts count ``sampled_points``, ``evaluated_points`` and ``agreeing_points``.
     """
 
     status: str
@@ -77,7 +85,7 @@ class Verdict:
         if self.status == REFUTED:
             point = ", ".join(f"{k} = {_show(v)}" for k, v in self.counterexample.items())
             where = f" at entry {self.entry}" if self.entry is not None else ""
-            gap = f"; |lhs - rhs| = {self.difference[1]}" if self.difference else ""
+            gap = f"; {self.certified_gap()}" if self.difference else ""
             return f"refuted{where} at {point or 'any point'}{gap}{exactly}"
         return f"undecided: {self.reason}{exactly}"
 
@@ -92,7 +100,33 @@ class Verdict:
             "entry": [int(i) for i in self.entry] if self.entry is not None else None,
             "reason": self.reason,
             "seconds": round(self.seconds, 4),
+            "certificate": (self.details or {}).get("certificate"),
+            "points": {k: v for k, v in (self.details or {}).items() if k.endswith("_points")}
+            or None,
         }
+
+    def certified_gap(self, name: str = "lhs - rhs") -> str:
+        """``|lhs - rhs| = v (certified: ...)``: the size of the gap and its certificate.
+
+        Examples
+        ========
+
+        >>> import sympy as sp
+        >>> from symrope import verify
+        >>> x = sp.Symbol("x", real=True)
+        >>> verify(sp.sqrt(x**2), x).certified_gap()
+        '|lhs - rhs| = 2 (certified: exactly 2)'
+        """
+        certificate = (self.details or {}).get("certificate")
+        if not certificate:
+            return f"|{name}| = {self.difference[1]}" if self.difference else ""
+        if certificate["precision_bits"] is None:
+            exact = certificate["enclosure"]
+            how = f"exactly {exact}" if len(exact) <= 24 else "exact rational arithmetic"
+        else:
+            how = (f"in [{certificate['lower_bound']}, {certificate['upper_bound']}], Arb balls "
+                   f"at {certificate['precision_bits']} bits")
+        return f"|{name}| = {certificate['value']} (certified: {how})"
 
     def __str__(self) -> str:
         return self.explain()

@@ -6,17 +6,22 @@ The order of work:
    about those numbers, and no arithmetic ever happens in 53-bit Floats;
 1. normalise both sides (block matrices are collapsed and compared block by block, so a
    block-diagonal claim costs time linear in the number of blocks);
-2. *probe*: evaluate the difference at a few exact random points; a value that is clearly
-   nonzero at 30 and at 60 digits refutes the claim, with that point as the counterexample;
+2. *probe*: evaluate the difference at a few exact points from the shared sampler (small and
+   wide denominators, magnitudes 10^-9..10^9, the claim's own breakpoints); a point refutes
+   the claim only when rigorous arithmetic (exact rationals or Arb balls) encloses
+   ``|lhs - rhs|`` away from zero, and that enclosure is the verdict's certificate;
 3. *prove*: try assumption-respecting rewrites until the difference is a literal zero; entries
    that are the same expression up to constants (one template per RoPE frequency, say) are
    proved once, for symbolic (``Dummy``) constants, and an entry counts as proved by a template
    only when the template instantiated with the entry's constants *is* the entry;
-4. *cross-check* proofs numerically at fresh points, as a safety net: a disagreement confirmed
-   at two precisions is an :class:`~symrope.errors.InternalError`, raised, never swallowed.
+4. *cross-check* proofs numerically at fresh points, as a safety net: a certified disagreement
+   is an :class:`~symrope.errors.InternalError`, raised, never swallowed.
 
 Anything else is ``undecided``, with the reason. The whole call respects its time budget.
 """
+
+# Over 500 lines: the whole decision procedure of verify (probe, prove, sweep, cross-check)
+# in one place, so the order of work in the docstring can be read against the code.
 
 from __future__ import annotations
 
@@ -33,9 +38,10 @@ from symrope.errors import InternalError, UsageError
 from symrope.engine._child import decide_in_child
 from symrope.engine._deadline import BudgetExhausted, deadline, signals_available
 from symrope.engine._exact import FloatOutOfRange, read_floats_exactly
-from symrope.engine._sampling import Unsampleable, evaluate, exact_values, sample_point
-from symrope.engine._blocks import (block_claims, claim_key, evaluate_shape, expression_key,
-                                    is_instance, template_of)
+from symrope.engine._sampling import (Unsampleable, evaluate, exact_values, has_thresholds,
+                                      sample_point, satisfies, sweep)
+from symrope.engine._blocks import (block_claims, claim_key, evaluate_shape, explicit,
+                                    expression_key, is_instance, template_of)
 from symrope.engine._blocks import evaluate as evaluate_block
 from symrope.engine._strategies import (_MATRIX_STRATEGIES, STRATEGIES, TEMPLATE_STRATEGIES,
                                         is_literal_zero)
@@ -80,7 +86,10 @@ def verify(lhs: ClaimSide, rhs: ClaimSide, *,
 
     Verdict
         ``proved`` only when the difference was rewritten to a literal zero; ``refuted`` only
-        with an exact counterexample checked at two precisions; otherwise ``undecided``.
+        with an exact counterexample where rigorous arithmetic encloses ``|lhs - rhs|`` away
+        from zero (``details["certificate"]``: the enclosure, the arithmetic, the precision);
+        otherwise ``undecided``, saying how many sampled points agreed. With real symbols a
+        counterexample lies in the claim's real domain (every function real-valued there).
         Floats are read as the exact rationals their binary values are (``0.1`` is
         ``3602879701896397/2**55``); ``details["floats_read_exactly"]`` counts them.
 
@@ -207,6 +216,7 @@ class _Run:
     rng: random.Random
     hypotheses: tuple = ()  # (a, b) pairs: a counterexample must satisfy every a = b
     start: float = field(default_factory=time.monotonic)
+    counts: _Entry = field(default_factory=lambda: _Entry(None, None, None))  # all probes
 
     def elapsed(self) -> float:
         return time.monotonic() - self.start
@@ -222,8 +232,9 @@ def _verify_here(lhs, rhs, budget, seed, hypotheses=()) -> Verdict:
                        reason=f"cannot sample exact points: {error}")
     except BudgetExhausted:
         return Verdict(UNDECIDED, lhs, rhs, reason=f"time budget of {budget:g} s exhausted "
-                       "before the difference reduced to zero or a counterexample was found",
-                       seconds=run.elapsed())
+                       "before the difference reduced to zero or a counterexample was found; "
+                       f"{_sampling_evidence(run.counts)}", seconds=run.elapsed(),
+                       details=_counts(run.counts))
     return verdict
 
 
@@ -284,11 +295,18 @@ def _decide_entries(run: _Run, clock, entries: list[_Entry]):
         refutation = _probe(run, entry, _FALLBACK_PROBE_POINTS)
         if refutation:
             return refutation
+        # A claim that jumps is swept at its breakpoints before any rewriting (cheap, and a
+        # one-point difference hides nowhere else); any other claim only once no rewrite works.
+        swept = has_thresholds(entry.difference)
+        refutation = _sweep(run, entry) if swept else None
+        if refutation:
+            return refutation
         method = _rewrite_to_zero(entry.difference, clock)
         if method:
             entry.verdict, entry.method = PROVED, method
         else:
-            return _undecided(run, entry)
+            refutation = None if swept else _sweep(run, entry)
+            return refutation or _undecided(run, entry)
     return len(groups)
 
 
@@ -296,10 +314,12 @@ def _undecided(run: _Run, entry: _Entry) -> Verdict:
     where = f" (entry {entry.where})" if entry.where is not None else ""
     return Verdict(UNDECIDED, run.lhs, run.rhs, entry=entry.where, seconds=run.elapsed(),
                    reason=f"no rewrite reduced the difference to zero{where}; "
-                          f"{_sampling_evidence(entry)}",
-                   details={"sampled_points": entry.sampled,
-                            "evaluated_points": entry.evaluated,
-                            "agreeing_points": entry.agreed})
+                          f"{_sampling_evidence(entry)}", details=_counts(entry))
+
+
+def _counts(entry: _Entry) -> dict:
+    return {"sampled_points": entry.sampled, "evaluated_points": entry.evaluated,
+            "agreeing_points": entry.agreed}
 
 
 def _sampling_evidence(entry: _Entry) -> str:
@@ -310,11 +330,11 @@ def _sampling_evidence(entry: _Entry) -> str:
     """
     if entry.evaluated == 0:
         return (f"no point could be evaluated (0 of {entry.sampled} sampled points: the claim "
-                "is undefined there or could not be computed), so there is no numerical "
-                "evidence either way")
+                "is undefined there, outside its real domain, at a jump, or could not be "
+                "enclosed rigorously), so there is no numerical evidence either way")
     others = entry.sampled - entry.agreed
-    rest = "" if not others else (f" (at the other {others} it is undefined or the comparison "
-                                  "was inconclusive)")
+    rest = "" if not others else (f" (at the other {others} it is undefined, outside its real "
+                                  "domain, at a jump, or the enclosure was inconclusive)")
     return (f"it agreed numerically at {entry.agreed} of {entry.sampled} sampled points{rest}, "
             "which is evidence, not proof")
 
@@ -329,6 +349,9 @@ def _conclude(run: _Run, checked_entries: list[_Entry], details: dict) -> Verdic
 def _block_entries(claim) -> list[_Entry]:
     left, right = evaluate_block(claim.lhs), evaluate_block(claim.rhs)
     rows, cols = left.shape
+    if claim.offset is not None:  # regrouped blocks: name entries by row and column
+        return [_Entry((claim.offset + i, claim.offset + j), left[i, j], right[i, j])
+                for i in range(rows) for j in range(cols)]
     return [_Entry((claim.index, i, j), left[i, j], right[i, j])
             for i in range(rows) for j in range(cols)]
 
@@ -388,7 +411,7 @@ def _explicit_entries(lhs, rhs) -> list[_Entry]:
     if rows * cols > _EXPLICIT_LIMIT:
         raise UsageError(f"a {rows}x{cols} claim is too large to compare entry by entry; "
                          "state it with BlockDiagMatrix so it is decided block by block")
-    left, right = sp.ImmutableMatrix(lhs.as_explicit()), sp.ImmutableMatrix(rhs.as_explicit())
+    left, right = explicit(lhs), explicit(rhs)
     return [_Entry((i, j), left[i, j], right[i, j]) for i in range(rows) for j in range(cols)]
 
 
@@ -422,25 +445,112 @@ def _evaluated_points(run: _Run, lhs, rhs, attempts: range, *, within_hypotheses
         yield point, evaluations
 
 
+def refutation(lhs, rhs, point: dict, evaluation, entry, how: str, seconds: float = 0.0,
+               details: dict | None = None) -> Verdict:
+    """A refuted verdict at ``point``, carrying ``evaluation``'s certificate."""
+    certificate = {**evaluation.certificate(),
+                   "entry": None if entry is None else [int(i) for i in entry]}
+    return Verdict(REFUTED, lhs, rhs, counterexample=point, difference=evaluation.bounds(),
+                   entry=entry, seconds=seconds,
+                   method=f"{how} {certificate['arithmetic']} encloses |lhs - rhs| away from 0",
+                   details={**(details or {}), "certificate": certificate})
+
+
 def _refuted(run: _Run, point: dict, evaluation, entry, how: str) -> Verdict:
-    return Verdict(REFUTED, run.lhs, run.rhs, counterexample=point,
-                   difference=(sp.sstr(sp.Float(evaluation.low, 6)),
-                               sp.sstr(sp.Float(evaluation.high, 6))),
-                   entry=entry, seconds=run.elapsed(),
-                   method=f"{how} |difference| agrees at two precisions (30 and 60 digits or more)")
+    return refutation(run.lhs, run.rhs, point, evaluation, entry, how, run.elapsed())
+
+
+# A point where the claim is undefined, outside its real domain or at a jump decides nothing:
+# up to this many times the asked-for number of points are drawn to find conclusive ones.
+_DRAWS_PER_POINT = 3
 
 
 def _probe(run: _Run, entry: _Entry, points: int) -> Verdict | None:
-    """A refutation at one of ``points`` random exact points, or None; counts what it saw."""
-    entry.sampled += points
-    for point, (evaluation,) in _evaluated_points(run, entry.lhs, entry.rhs, range(points),
-                                                  within_hypotheses=True):
-        entry.evaluated += evaluation.low is not None  # 1/0 substitutes fine, to zoo
-        if evaluation.clearly_nonzero:
-            return _refuted(run, _complete_point(run, point), evaluation, entry.where,
-                            "exact counterexample,")
-        entry.agreed += bool(evaluation.negligible)
+    """A refutation at one of ``points`` conclusive exact points, or None; counts what it saw."""
+    conclusive = 0
+    for attempt in range(_DRAWS_PER_POINT * points):
+        if conclusive >= points:
+            break
+        found = _look(run, entry, _sample(run, entry.lhs, entry.rhs, attempt=attempt))
+        if isinstance(found, Verdict):
+            return found
+        conclusive += found
     return None
+
+
+# The sweep's points per entry: each symbol at the claim's breakpoints and across scales.
+_SWEEP_LIMIT = 128
+
+
+def _sweep(run: _Run, entry: _Entry) -> Verdict | None:
+    """A refutation where the shared sampler's sweep puts one symbol at a time at the claim's
+    own breakpoints (at and beside them) and at +-10**k, k = -9..9; or None."""
+    try:
+        for point in sweep(run.rng, entry.lhs, entry.rhs, limit=_SWEEP_LIMIT):
+            found = _look(run, entry, point)
+            if isinstance(found, Verdict):
+                return found
+    except Unsampleable:
+        pass
+    return None
+
+
+def _look(run: _Run, entry: _Entry, point: dict | None) -> Verdict | bool:
+    """Judge ``entry`` at ``point`` (made to satisfy the hypotheses) and count it: a refutation,
+    or whether the point was conclusive (a certified agreement)."""
+    entry.sampled += 1
+    run.counts.sampled += 1
+    if point is not None:
+        point = _within_hypotheses(run, point)
+    if point is None:
+        return False
+    try:
+        (evaluation,) = evaluate(entry.lhs, entry.rhs, point)
+    except (ZeroDivisionError, ValueError, TypeError):
+        return False
+    if not evaluation.conclusive:
+        return False
+    entry.evaluated += 1
+    run.counts.evaluated += 1
+    if evaluation.clearly_nonzero:
+        point, evaluation = _simpler(run, entry, point, evaluation)
+        return _refuted(run, _complete_point(run, point), evaluation, entry.where,
+                        "exact counterexample;")
+    entry.agreed += 1
+    run.counts.agreed += 1
+    return True
+
+
+# Values a coordinate of a counterexample is moved to, one at a time, when they still refute:
+# "a = -1" reads better than "a = -1080000/17".
+_SIMPLE_VALUES = (sp.Integer(0), sp.Integer(1), sp.Integer(-1), sp.Integer(2), sp.Integer(-2),
+                  sp.Rational(1, 2), sp.Rational(-1, 2))
+
+
+def _simpler(run: _Run, entry: _Entry, point: dict, evaluation):
+    """``(point, evaluation)`` with coordinates replaced by small values where the certified
+    refutation survives (never under hypotheses, which a moved point may break)."""
+    if run.hypotheses:
+        return point, evaluation
+    for symbol in sorted(point, key=sp.default_sort_key):
+        if not isinstance(symbol, sp.Symbol):  # matrices stay as drawn
+            continue
+        for value in _SIMPLE_VALUES:
+            current = point[symbol]
+            if value == current or not _simpler_than(value, current) or \
+                    not satisfies(symbol, value):
+                continue
+            moved = {**point, symbol: value}
+            (found,) = evaluate(entry.lhs, entry.rhs, moved)
+            if found.clearly_nonzero:
+                point, evaluation = moved, found
+                break
+    return point, evaluation
+
+
+def _simpler_than(value, current) -> bool:
+    """Fewer digits: a value of a shorter printed form."""
+    return len(sp.sstr(value)) < len(sp.sstr(current))
 
 
 def _complete_point(run: _Run, point: dict) -> dict:
@@ -532,7 +642,8 @@ def _cross_check(run: _Run, entries: list[_Entry]) -> int:
             if evaluation.clearly_nonzero:
                 raise InternalError(
                     f"symrope proved {sp.sstr(entry.lhs)} = {sp.sstr(entry.rhs)} "
-                    f"({entry.method}) but the difference is {evaluation.high} at {point}; "
+                    f"({entry.method}) but |lhs - rhs| is certified in "
+                    f"{evaluation.certificate()['enclosure']} at {point}; "
                     "please report this bug")
             if evaluation.negligible:
                 checks += 1
@@ -542,6 +653,8 @@ def _cross_check(run: _Run, entries: list[_Entry]) -> int:
 def _decide_matrix_algebra(run: _Run, clock) -> Verdict:
     """Claims about symbolic (noncommutative) matrices: matrix algebra, random integer matrices."""
     difference = run.lhs - run.rhs
+    counts = run.counts
+    counts.sampled += _FALLBACK_PROBE_POINTS
     for point, evaluations in _evaluated_points(run, run.lhs, run.rhs,
                                                 range(_FALLBACK_PROBE_POINTS),
                                                 within_hypotheses=True):
@@ -549,11 +662,15 @@ def _decide_matrix_algebra(run: _Run, clock) -> Verdict:
             if evaluation.clearly_nonzero:
                 return _refuted(run, point, evaluation, evaluation.entry,
                                 "random integer matrices;")
+        if all(e.conclusive for e in evaluations):
+            counts.evaluated += 1
+            counts.agreed += 1
     method = _rewrite_to_zero(difference, clock, _MATRIX_STRATEGIES)
     if not method:
         return Verdict(UNDECIDED, run.lhs, run.rhs, seconds=run.elapsed(),
                        reason="matrix algebra did not reduce the difference to zero, and no "
-                              "random matrices satisfying the hypotheses refuted it")
+                              "random matrices satisfying the hypotheses refuted it; "
+                              f"{_sampling_evidence(counts)}", details=_counts(counts))
     checks = 0
     for point, evaluations in _evaluated_points(run, run.lhs, run.rhs, _FRESH_POINTS,
                                                 within_hypotheses=False):
