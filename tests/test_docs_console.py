@@ -232,7 +232,8 @@ def check_pages(pages: list[str], update: bool = False, stream=sys.stdout) -> tu
             continue
         lines = text.split("\n")
         folder = scratch_folder()
-        static_before = {p.name: p.read_bytes() for p in (folder / "docs" / "_static").iterdir()}
+        static_before = {p.name: p.read_bytes() for p in (folder / "docs" / "_static").iterdir()
+                         if p.is_file()}
         try:
             for block in reversed(blocks):     # from the end: line numbers above stay valid
                 outputs = run_block(block, folder)
@@ -257,7 +258,7 @@ def check_pages(pages: list[str], update: bool = False, stream=sys.stdout) -> tu
             if update:
                 path.write_text("\n".join(lines), encoding="utf-8")
                 for written in (folder / "docs" / "_static").iterdir():
-                    if static_before.get(written.name) != written.read_bytes():
+                    if written.is_file() and static_before.get(written.name) != written.read_bytes():
                         target = ROOT / "docs" / "_static" / written.name
                         if not target.exists() or not filecmp.cmp(written, target, shallow=False):
                             shutil.copyfile(written, target)

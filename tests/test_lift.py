@@ -267,3 +267,45 @@ def test_docs_lift_page_shows_the_real_output(monkeypatch, capsys):
         assert printed == [timing.sub("", line) for line in lines[start + 1:end]], lines[start]
         if lines[end] == "$ echo $?":
             assert code == int(lines[end + 1])
+
+
+def test_a_moved_counterexample_carries_the_certificate_of_its_own_point():
+    # the lift moves counterexamples to small integer positions; the certificate (an
+    # enclosure of |difference|) must be the new point's, never the one the checker first found
+    import torch
+
+    from symrope.checker._report import exact_of
+    from symrope.lifting import check_lifted, lift
+
+    def keys_flipped(q, k, positions):
+        def turn(v, p):
+            angle = p[:, None].float()
+            return torch.cat((v[..., :1] * angle.cos() - v[..., 1:] * angle.sin(),
+                              v[..., :1] * angle.sin() + v[..., 1:] * angle.cos()), -1)
+        return turn(q, positions), turn(k, positions.flip(0))
+
+    def q_only(q, k, positions):
+        angle = positions[:, None].float()
+        return torch.cat((q[..., :1] * angle.cos() - q[..., 1:] * angle.sin(),
+                          q[..., :1] * angle.sin() + q[..., 1:] * angle.cos()), -1), k
+
+    checked = 0
+    for function in (keys_flipped, q_only):
+        report = check_lifted(lift(function, head_dim=2))
+        for result in report.assumptions.values():
+            example = result.counterexample
+            if not example:
+                continue
+            pairs = [("score", "reference_score"), ("score_at_s_t", "score_at_0_t_minus_s"),
+                     ("score", "x_dot_y")]
+            left, right = next((a, b) for a, b in pairs if a in example and b in example) \
+                if any(a in example and b in example for a, b in pairs) else ("score", None)
+            here = float(exact_of(example[left]))
+            there = (float(exact_of(example[right])) if right else
+                     float(int(example["x"] == example["y"])))
+            certificate = example["certificate"]
+            assert certificate and certificate["excludes_zero"]
+            assert float(certificate["lower_bound"]) <= abs(here - there) * (1 + 1e-9)
+            assert abs(here - there) <= float(certificate["upper_bound"]) * (1 + 1e-9)
+            checked += 1
+    assert checked >= 3

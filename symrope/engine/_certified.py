@@ -292,7 +292,7 @@ class PointEvaluator:
 
     def _compute(self, node):
         if not isinstance(node, sp.Basic):
-            return self._number(sp.sympify(node))
+            return self._number(sp.sympify(node, strict=True))
         if node.is_Symbol:
             return self._symbol(node)
         if node.is_Number or node.is_NumberSymbol or node is sp.I:
@@ -334,7 +334,7 @@ class PointEvaluator:
         if symbol not in self._env:
             if symbol not in self._point:
                 raise Inconclusive(f"no value for {symbol}")
-            given = PointEvaluator({}, self.bits)._value(sp.sympify(self._point[symbol]))
+            given = PointEvaluator({}, self.bits)._value(sp.sympify(self._point[symbol], strict=True))
             if symbol.is_extended_real is not True and _is_real(given):
                 # a complex symbol at a real value is still complex: no real domain to keep
                 given = _gaussian(given) if type(given) is fmpq else acb(given)

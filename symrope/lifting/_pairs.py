@@ -363,11 +363,13 @@ class _PairRun:
         shown = _positions_text(positions)
         summary = (f"tokens ({i}, {j}) at positions {shown}, {contents}: score {_number(here)}; "
                    f"tokens (0, 1) at the same offset p_{j} - p_{i}, positions "
-                   f"{_positions_text(at_star)}: score {_number(there)}")
+                   f"{_positions_text(at_star)}: score {_number(there)}; "
+                   f"{confirm.certified_gap('difference')}")
         return {"summary": summary, "pair": [i, j], "positions": _json_positions(positions),
                 "reference_pair": [0, 1 % self.tokens],
                 "reference_positions": _json_positions(at_star), "score": show(here),
-                "reference_score": show(there), **extra}
+                "reference_score": show(there),
+                "certificate": confirm.details.get("certificate"), **extra}
 
     def _identity_counterexample(self, verdict, i, lhs, rhs) -> dict:
         point = dict(verdict.counterexample or {})
@@ -387,10 +389,17 @@ class _PairRun:
         else:
             here, there = lhs.xreplace(point), rhs.xreplace(point)
             extra, contents = {}, "the content of the counterexample"
+        # the point may have moved to small integers: refuted there too, certified, or an error
+        confirm = verify(here, there, budget=self.clock.left())
+        if not confirm.refuted:
+            raise InternalError(f"{self.encoding.name}: the counterexample for token {i} "
+                                "did not replay exactly")
         summary = (f"token {i} against itself at positions {_positions_text(positions)}, "
-                   f"{contents}: score {_number(here)} but x^T y = {show(there)}")
+                   f"{contents}: score {_number(here)} but x^T y = {show(there)}; "
+                   f"{confirm.certified_gap('difference')}")
         return {"summary": summary, "pair": [i, i], "positions": _json_positions(positions),
-                "score": show(here), "x_dot_y": show(there), **extra}
+                "score": show(here), "x_dot_y": show(there),
+                "certificate": confirm.details.get("certificate"), **extra}
 
     # ---------------------------------------------------------------- after the four
     def uniform_scale(self) -> dict:

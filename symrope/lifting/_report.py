@@ -112,25 +112,34 @@ def _smaller_counterexamples(report, rows) -> None:
             if point is None:
                 continue
             here, there = score.xreplace(point), score.xreplace(shifted).xreplace(point)
-            if not verify(here, there, budget=10).refuted:
+            moved = verify(here, there, budget=10)
+            if not moved.refuted:
                 continue
             s_value = _pack([point[v] for v in s_axes])
             t_value = _pack([point[v] for v in t_axes])
+            # the certificate is the new point's own: the old one certified another point
             example.update(s=show(s_value), t=show(t_value), score_at_s_t=show(here),
-                           score_at_0_t_minus_s=show(there), summary=(
+                           score_at_0_t_minus_s=show(there),
+                           certificate=moved.details.get("certificate"), summary=(
                                f"s = {s_value}, t = {t_value}, x = e_{a}, y = e_{b}: score "
-                               f"{_number(here)} at (s, t) but {_number(there)} at (0, t - s)"))
+                               f"{_number(here)} at (s, t) but {_number(there)} at (0, t - s); "
+                               f"{moved.certified_gap('difference')}"))
         elif name == "identity_at_zero" and "score" in example:
             key = role_vector(rows.k[0], rows.y[0], b)
             score = sum(q * k for q, k in zip(query, key))
             target = sp.Integer(int(a == b))
             point = simplest_point(score - target, list(s_axes))
-            if point is None or not verify(score.xreplace(point), target, budget=10).refuted:
+            if point is None:
+                continue
+            moved = verify(score.xreplace(point), target, budget=10)
+            if not moved.refuted:
                 continue
             here, p_value = score.xreplace(point), _pack([point[v] for v in s_axes])
-            example.update(p=show(p_value), score=show(here), summary=(
-                f"p = {p_value}, x = e_{a}, y = e_{b}: query(x, p)^T key(y, p) = "
-                f"{_number(here)} but x^T y = {target}"))
+            example.update(p=show(p_value), score=show(here),
+                           certificate=moved.details.get("certificate"), summary=(
+                               f"p = {p_value}, x = e_{a}, y = e_{b}: query(x, p)^T key(y, p) = "
+                               f"{_number(here)} but x^T y = {target}; "
+                               f"{moved.certified_gap('difference')}"))
 
 
 def _pack(values):
