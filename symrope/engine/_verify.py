@@ -339,10 +339,22 @@ def _sampling_evidence(entry: _Entry) -> str:
             "which is evidence, not proof")
 
 
+def _method_phrase(methods: list[str]) -> str:
+    """The methods once each: a method also named with its template ("trigonometric expansion,
+    one template for 2 entries") is not named again bare.
+
+    >>> _method_phrase(["trigonometric expansion",
+    ...                 "trigonometric expansion, one template for 2 entries"])
+    'trigonometric expansion, one template for 2 entries'
+    """
+    named = [m for m in methods if not any(o != m and o.startswith(m + ",") for o in methods)]
+    return "; ".join(named) or "identical"
+
+
 def _conclude(run: _Run, checked_entries: list[_Entry], details: dict) -> Verdict:
     checks = _cross_check(run, checked_entries)
     methods = details.setdefault("methods", sorted({e.method for e in checked_entries if e.method}))
-    return Verdict(PROVED, run.lhs, run.rhs, method="; ".join(methods) or "identical",
+    return Verdict(PROVED, run.lhs, run.rhs, method=_method_phrase(methods),
                    seconds=run.elapsed(), cross_checks=checks, details=details)
 
 
