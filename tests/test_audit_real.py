@@ -185,11 +185,23 @@ def test_partial_rotary_is_refused_only_by_libraries_that_rotate_the_whole_head(
         assert table_error(cos, sin, PARTIAL, POSITIONS[:256]).max() < 1e-4
 
 
+DOCS_PAGE = ROOT / "docs" / "audit-real.md"
+
+
+def docs_with_the_registrys_table(page: str) -> str:
+    """``page`` with its table of real implementations (the Markdown table whose header is the
+    registry's) replaced by ``libraries_table()``."""
+    lines, table = page.split("\n"), libraries_table()
+    start = lines.index(table[0])
+    stop = next((i for i in range(start, len(lines)) if not lines[i].startswith("|")), len(lines))
+    return "\n".join(lines[:start] + table + lines[stop:])
+
+
 def test_the_docs_table_of_real_implementations_is_the_registry():
-    page = (ROOT / "docs" / "audit-real.md").read_text(encoding="utf-8")
-    expected = "\n".join(libraries_table())
-    assert expected in page, ("docs/audit-real.md: replace its table of real implementations by "
-                              "symrope.audit.libraries_table():\n" + expected)
+    page = DOCS_PAGE.read_text(encoding="utf-8")
+    assert docs_with_the_registrys_table(page) == page, (
+        "docs/audit-real.md: its table of real implementations is not the registry's; "
+        "regenerate it: python tests/test_audit_real.py --update-docs")
 
 
 def test_every_library_is_installed_by_the_extra_it_names():
@@ -244,3 +256,13 @@ def test_an_unknown_or_unbuildable_name_is_one_line():
         build_library("torchtune", CONFIG, model_type="llama")
     with pytest.raises(UsageError, match="act on --impl hf-transformers, not 'timm'"):
         build_library("timm", CONFIG, tf32=True)
+
+
+if __name__ == "__main__":   # python tests/test_audit_real.py --update-docs
+    import sys
+
+    if sys.argv[1:] != ["--update-docs"]:
+        sys.exit("usage: python tests/test_audit_real.py --update-docs")
+    DOCS_PAGE.write_text(docs_with_the_registrys_table(DOCS_PAGE.read_text(encoding="utf-8")),
+                         encoding="utf-8")
+    print(f"{DOCS_PAGE.relative_to(ROOT)}: table of real implementations regenerated")
