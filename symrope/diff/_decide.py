@@ -404,7 +404,7 @@ def decide(enc_a, enc_b, *, rounding_allowed: bool = True, budget: float = 60.0,
                                                      end)
         if status != "differs":
             decision.verdict = "same" if basis.identity else "same_up_to_basis"
-            decision.basis = basis
+            decision.basis = None if basis.identity else basis
             decision.rounding = rounding
             decision.seconds = time.monotonic() - start
             return decision

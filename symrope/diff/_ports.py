@@ -121,7 +121,7 @@ def lift_port(port: str, config, model_type, rope_scaling, layer_type=None, toke
     from symrope.diff._resolve import _describe, _version
     from symrope.diff._settings import hf_settings
     from symrope.lifting import lift
-    from symrope.lifting._hf import _head_dim, hf_rope
+    from symrope.lifting._hf import _frequencies, _head_dim, hf_rope
 
     rope = hf_rope(config, model_type, rope_scaling)
     chosen = layer_type if layer_type is not None else rope.layer_types[0]
@@ -132,9 +132,13 @@ def lift_port(port: str, config, model_type, rope_scaling, layer_type=None, toke
     entry = PORTS[port]
     function, name, frequencies, effective = entry.build(settings, head_dim)
     extra = {} if tokens is None else {"tokens": tokens}
+    # the exact schedule of what the port ran: the HF config's when it ran all of it
+    _, schedule = _frequencies(rope, chosen) if effective == settings else (None, None)
+    if frequencies is not None and schedule is not None and \
+            getattr(frequencies, "numel", lambda: -1)() == schedule.pairs:
+        extra.update(frequencies=frequencies, schedule=schedule)
     encoding = lift(function, head_dim, name=f"{name} ({port})", **extra)
-    if frequencies is not None:
-        encoding.lift_info["module_frequencies"] = len(frequencies)
+    encoding.schedule = schedule
     notes = list(encoding.lift_info.get("notes", []))
     if effective != settings:
         dropped = sorted(k for k in set(settings) | set(effective)
