@@ -126,6 +126,7 @@ def _plane_differences(ra, rb, rounding_allowed: bool) -> list:
                         for i in shown)
     found.append({"kind": "frequency", "planes": differing,
                   "omega": [[i, str(omega_a[i]), str(omega_b[i])] for i in differing],
+                  "gaps": [abs(float(omega_a[i] - omega_b[i])) for i in differing],
                   "text": f"plane frequencies: {len(differing)} of {common} planes differ "
                           f"(plane(s) {_ranges(differing)}): {details}"})
     return found
@@ -169,8 +170,7 @@ class _Dense:
 def _candidates(differences) -> list:
     extra = set()
     for difference in differences:
-        for i, a, b in difference.get("omega", [])[:8]:
-            gap = abs(float(sp.Rational(a)) - float(sp.Rational(b)))
+        for gap in difference.get("gaps", [])[:8]:
             if gap > 0:
                 extra.add(min(int(round(math.pi / gap)), 2 ** 26))
     values = sorted(set(_SMALL) | extra)

@@ -234,7 +234,7 @@ def load_lift(path: str):
     Nothing in the file is executed: see :mod:`symrope.lifting._store` for the format and its
     limits. A malformed or hostile file is a :class:`UsageError` naming it.
     """
-    from symrope.lifting import LiftedEncoding, TokenRows
+    from symrope.lifting import LiftedEncoding
     from symrope.lifting._lift import _relate_tokens
     from symrope.lifting._store import LIMITS, _bad, load_lift_document, table_to_expressions
 
