@@ -172,9 +172,8 @@ def _what_differs(report) -> str:
 def _basis(report) -> str:
     if not report.basis:
         return "identity" if report.verdict == "same" else "-"
-    text = report.basis["text"]
-    pattern = text[text.find("(") + 1:text.find(")")] if "(" in text else ""
-    return pattern or report.basis["kind"]
+    moved = sum(1 for a, b, s in report.basis["content"] if (a, s) != (b, 1))
+    return report.basis.get("pattern") or f"{report.basis['kind']} of {moved} coordinates"
 
 
 def _pairwise_table(rows, lifted, failed, total, markdown: bool) -> str:

@@ -68,7 +68,8 @@ class Basis:
     def to_dict(self, layouts: tuple[str, str]) -> dict:
         mapping = [[a, b, s] for a, (b, s) in sorted(self.inputs.items())]
         document = {"kind": "signed permutation" if self.signed else "permutation",
-                    "content": mapping, "text": self.text(layouts)}
+                    "content": mapping, "pattern": _pattern_text(self.inputs) or None,
+                    "text": self.text(layouts)}
         if not self.outputs_follow_inputs:
             document["outputs"] = [[a, b, s] for a, (b, s) in sorted(self.outputs.items())]
         return document

@@ -37,7 +37,7 @@ def _number(value, digits: int = 6) -> str:
 
 def _close(a, b) -> bool:
     """Within :data:`ROUNDING_ULPS` float32 ulps (exactly for rationals)."""
-    a, b = sp.sympify(a), sp.sympify(b)
+    a, b = sp.sympify(a, strict=True), sp.sympify(b, strict=True)
     if a == b:
         return True
     if a.is_Rational and b.is_Rational:

@@ -16,6 +16,7 @@ is mechanical. Libraries missing here are a :class:`UsageError` naming the insta
 from __future__ import annotations
 
 import importlib
+import inspect
 from dataclasses import dataclass, field
 
 from symrope.errors import UsageError
@@ -190,25 +191,16 @@ def _torchtitan(settings, head_dim):
 
 # ----------------------------------------------------------------------------- x-transformers
 
-def _x_transformers(settings, head_dim):
+def _x_transformers(settings, head_dim, hf=None):
     (library,) = _require("x-transformers", "x_transformers.x_transformers")
     _full_rotary(settings, "x-transformers")
     scaling = _llama3(settings, "x-transformers")
     module = library.RotaryEmbedding(head_dim, base=float(settings["rope_theta"]))
     if scaling is not None:
-        # no llama3 schedule in x-transformers: its buffer takes transformers' llama3 inv_freq,
-        # as users of the library do
-        (utils,) = _require("x-transformers", "transformers.modeling_rope_utils")
-        from types import SimpleNamespace
-
-        config = SimpleNamespace(rope_parameters={"rope_type": "llama3",
-                                                  "rope_theta": float(settings["rope_theta"]),
-                                                  **scaling},
-                                 head_dim=head_dim, hidden_size=head_dim,
-                                 num_attention_heads=1, max_position_embeddings=131072,
-                                 partial_rotary_factor=1.0)
-        inv_freq, _ = utils.ROPE_INIT_FUNCTIONS["llama3"](config, "cpu")
-        module.inv_freq.copy_(inv_freq)
+        # no llama3 schedule in x-transformers: its buffer takes transformers' llama3 inv_freq
+        # for the same config, as users of the library do
+        reference = hf.rotary_class(hf.config)
+        module.inv_freq.copy_(reference.inv_freq)
 
     def x_transformers_rope(q, k, positions):
         freqs, scale = module(positions)
@@ -425,7 +417,11 @@ def lift_port(port: str, config, model_type, rope_scaling, layer_type=None, toke
         raise UsageError(f"{port}: the config does not say the head dimension")
     settings = hf_settings(rope.config, chosen, head_dim)
     entry = PORTS[port]
-    function, name, frequencies, effective = entry.build(settings, head_dim)
+    build = entry.build
+    if "hf" in inspect.signature(build).parameters:
+        function, name, frequencies, effective = build(settings, head_dim, hf=rope)
+    else:
+        function, name, frequencies, effective = build(settings, head_dim)
     extra = {} if tokens is None else {"tokens": tokens}
     # the exact schedule of what the port ran: the HF config's when it ran all of it
     _, schedule = _frequencies(rope, chosen) if effective == settings else (None, None)

@@ -107,7 +107,7 @@ def expressions_to_table(expressions: list) -> tuple[list, list[int]]:
             table.append(_row(current, index))
         return index[node]
 
-    roots = [add(sp.sympify(expression)) for expression in expressions]
+    roots = [add(sp.sympify(expression, strict=True)) for expression in expressions]
     return table, roots
 
 
