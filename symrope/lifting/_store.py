@@ -245,11 +245,11 @@ def table_to_expressions(table, roots, path: str, *, head_dim: int | None = None
     ========
 
     >>> from symrope.lifting._store import table_to_expressions
-    >>> table_to_expressions([["Symbol", "__import__('os')"]], [0], "evil.json")
+    >>> table_to_expressions([["Symbol", "x; import os"]], [0], "evil.json")
     Traceback (most recent call last):
     ...
     symrope.errors.UsageError: evil.json is not a valid saved lift (symrope.lift/1): node 0: \
-the symbol name '__import__(...' is not one of the lift's (_lift_x<token>_<i>); nothing was run
+the symbol name 'x; import os' is not one of the lift's (_lift_x<token>_<i>); nothing was run
     """
     if not isinstance(table, list) or len(table) > LIMITS["nodes"]:
         raise _bad(path, f"the node table must be a list of at most {LIMITS['nodes']} nodes")
