@@ -162,7 +162,7 @@ def _pairwise(args) -> int:
 
 def _what_differs(report) -> str:
     if report.verdict == "different":
-        parts = [d["text"].split(":")[0] for d in report.differences if not d.get("absorbed")]
+        parts = [d["text"].split(" (")[0] for d in report.differences if not d.get("absorbed")]
         return "; ".join(dict.fromkeys(parts)) or "-"
     if report.verdict == "undecided":
         return report.reason

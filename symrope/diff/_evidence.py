@@ -301,7 +301,7 @@ def _replay_text(replay_a, replay_b) -> str:
     def one(value):
         if value is None:
             return "not replayed (a saved lift: its code is not here)"
-        return value if isinstance(value, str) else f"{value:.12g}"
+        return value if isinstance(value, str) else f"{value:.6g}"
 
     if replay_a is None and replay_b is None:
         return ""

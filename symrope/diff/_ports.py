@@ -80,7 +80,17 @@ def _torch_head_first(function):
 # ----------------------------------------------------------------------------- torchtune
 
 def _torchtune_llama3(settings, head_dim):
-    (models,) = _require("torchtune-llama3", "torchtune.models.llama3_1")
+    import logging
+
+    # torchao (imported by torchtune) warns at import that its C++ extensions do not match this
+    # torch; nothing here uses them, and the line is machine noise in every diff's output
+    torchao = logging.getLogger("torchao")
+    level = torchao.level
+    torchao.setLevel(logging.ERROR)
+    try:
+        (models,) = _require("torchtune-llama3", "torchtune.models.llama3_1")
+    finally:
+        torchao.setLevel(level)
     from symrope.lifting import positions_for_arange
 
     _full_rotary(settings, "torchtune-llama3")
