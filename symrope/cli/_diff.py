@@ -14,7 +14,7 @@ import time
 from symrope._cliutil import EXIT_BAD_INPUT, EXIT_PROVED, EXIT_REFUTED, EXIT_UNDECIDED
 from symrope._parse import integer_option
 from symrope.cli._common import ArgumentParser, add_budget, check_budget, dump_json, output_file
-from symrope.cli._lift import _SPEC_HELP, add_spec_options, resolve_spec, spec_options
+from symrope.cli._lift import add_spec_options, resolve_spec, spec_help, spec_options
 from symrope.errors import UsageError
 
 __all__ = ["main"]
@@ -30,7 +30,7 @@ def _parser() -> ArgumentParser:
                     "absorb (exit 0), different (exit 1: what differs, a certified "
                     "counterexample, the config keys to blame) or undecided (exit 3).")
     parser.add_argument("specs", nargs="*", metavar="SPEC",
-                        help=f"A and B: each {_SPEC_HELP}, or a saved lift FILE.json")
+                        help=f"A and B: each {spec_help()}, or a saved lift FILE.json")
     add_spec_options(parser)
     add_spec_options(parser, "a-", "A")
     add_spec_options(parser, "b-", "B")

@@ -11,11 +11,15 @@ from symrope.errors import UsageError
 
 __all__ = ["main", "add_spec_options", "spec_options", "resolve_spec"]
 
-_SPEC_HELP = ("hf-transformers (with --config or --model-type), a port (torchtune-llama3, "
-              "llama-models, litgpt, torchtitan, x-transformers, megatron-core, diffusers, "
-              "olmo-core, vllm), torchtune, timm, rotary-embedding-torch[-xpos], "
-              "module:function or file.py:function with signature (q, k, positions) -> "
-              "(q_rot, k_rot)")
+def spec_help() -> str:
+    """What a spec may be, generated from the registry of real implementations and the ports."""
+    from symrope.audit import lift_help
+    from symrope.diff._ports import PORTS
+
+    return (f"a registered library ({lift_help()}; hf-transformers with --config or "
+            f"--model-type, the others with one too or plain RoPE of --head-dim), a port "
+            f"({', '.join(PORTS)}; with --config or --model-type), module:function or "
+            f"file.py:function with signature (q, k, positions) -> (q_rot, k_rot)")
 
 
 def add_spec_options(parser, prefix: str = "", side: str = "") -> None:
@@ -97,7 +101,7 @@ def main(argv: list[str]) -> int:
         description="Lift real RoPE code to exact expressions and save them as data (a JSON "
                     "node table that loading cannot execute), to compare with 'symrope diff' "
                     "where both implementations cannot share one environment.")
-    parser.add_argument("spec", metavar="SPEC", help=_SPEC_HELP)
+    parser.add_argument("spec", metavar="SPEC", help=spec_help())
     add_spec_options(parser)
     parser.add_argument("--tokens", type=integer_option("--tokens", 1), metavar="N",
                         help="tokens of the symbolic sequence (default 3)")

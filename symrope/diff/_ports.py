@@ -1,4 +1,19 @@
-"""Other libraries' real RoPE code for an HF config, as ``(q, k, positions) -> (q_rot, k_rot)``.
+"""Ports: libraries that are not in the registry of real implementations, run for an HF config as
+``(q, k, positions) -> (q_rot, k_rot)``.
+
+**Why these are not registry entries** (:mod:`symrope.audit._libraries` is the one home of the
+real libraries that install beside symrope: torchtune and x-transformers, which these ports
+once covered too, are entries there, and ``symrope diff`` lifts them through the registry). Each
+library below is real code, installed and run as it is, but none is installed in symrope's environment, so
+none could pass the registry's tests (audit, survey, lift) under CI: litgpt pins
+huggingface-hub < 1.4 against transformers 5; torchtitan and olmo-core install only with
+``--no-deps`` (olmo-core pins torch < 2.14); megatron-core runs on a CPU only with two patches
+(``torch.cuda.current_device``, a one-rank process group); vLLM pins its own torch and an older
+transformers (it is compared through a saved lift). llama-models (with the fairscale it imports
+without declaring) and diffusers do install cleanly: they are the next entries, each a new
+dependency of the ``frameworks`` extra with its own audit test, not added here. Each
+:class:`Port` says what it needs; a port whose library joins symrope's environment moves into
+the registry as an entry module.
 
 Each port reads the config through transformers' config class (its defaults, as
 ``hf-transformers`` does), translates the rope settings into the library's own constructor,
@@ -6,17 +21,13 @@ builds the library's module and calls its own apply code: nothing of the rotatio
 A setting the library cannot express is not faked: the port runs what the library can do and
 records the settings it *actually* ran (``effective``), so ``symrope diff`` blames the key it
 dropped. Where a library takes no explicit positions, its own ``torch.arange`` is handed the
-positions (``positions_for_arange``), or its cache rows are indexed by them.
-
-These are plain functions until the registry of implementations (issue 21) lands; each entry of
-:data:`PORTS` says what it needs (``distribution==version``, install flags, patches) so the move
-is mechanical. Libraries missing here are a :class:`UsageError` naming the install.
+positions (``positions_for_arange``), or its cache rows are indexed by them. A library missing
+here is a :class:`UsageError` naming the install.
 """
 
 from __future__ import annotations
 
 import importlib
-import inspect
 from dataclasses import dataclass, field
 
 from symrope.errors import UsageError
@@ -75,46 +86,6 @@ def _torch_head_first(function):
         out_q, out_k = function(q.transpose(1, 2), k.transpose(1, 2), positions)
         return out_q.transpose(1, 2), out_k.transpose(1, 2)
     return adapted
-
-
-# ----------------------------------------------------------------------------- torchtune
-
-def _torchtune_llama3(settings, head_dim):
-    import logging
-
-    # torchao (imported by torchtune) warns at import that its C++ extensions do not match this
-    # torch; nothing here uses them, and the line is machine noise in every diff's output
-    torchao = logging.getLogger("torchao")
-    level = torchao.level
-    torchao.setLevel(logging.ERROR)
-    try:
-        (models,) = _require("torchtune-llama3", "torchtune.models.llama3_1")
-    finally:
-        torchao.setLevel(level)
-    from symrope.lifting import positions_for_arange
-
-    _full_rotary(settings, "torchtune-llama3")
-    scaling = _llama3(settings, "torchtune-llama3")
-    theta = float(settings["rope_theta"])
-    if scaling is None:
-        (modules,) = _require("torchtune-llama3", "torchtune.modules")
-        module = modules.RotaryPositionalEmbeddings(dim=head_dim, max_seq_len=16, base=theta)
-        name = "torchtune.modules.RotaryPositionalEmbeddings"
-    else:
-        module = models.Llama3ScaledRoPE(
-            head_dim, max_seq_len=16, base=theta, scale_factor=scaling["factor"],
-            low_freq_factor=scaling["low_freq_factor"],
-            high_freq_factor=scaling["high_freq_factor"],
-            old_context_len=scaling["original_max_position_embeddings"])
-        name = "torchtune.models.llama3_1.Llama3ScaledRoPE"
-
-    def torchtune_rope(q, k, positions):
-        # the cache is built from the module's own arange, handed the positions
-        with positions_for_arange([positions]):
-            module.build_rope_cache(positions.shape[0])
-        return module(q), module(k)
-
-    return _torch_head_first(torchtune_rope), name, module.theta, dict(settings)
 
 
 # ----------------------------------------------------------------------------- Meta's reference
@@ -197,28 +168,6 @@ def _torchtitan(settings, head_dim):
 
     return (_torch_head_first(torchtitan_rope), "torchtitan.models.common.rope.ComplexRoPE",
             None, dict(settings))
-
-
-# ----------------------------------------------------------------------------- x-transformers
-
-def _x_transformers(settings, head_dim, hf=None):
-    (library,) = _require("x-transformers", "x_transformers.x_transformers")
-    _full_rotary(settings, "x-transformers")
-    scaling = _llama3(settings, "x-transformers")
-    module = library.RotaryEmbedding(head_dim, base=float(settings["rope_theta"]))
-    if scaling is not None:
-        # no llama3 schedule in x-transformers: its buffer takes transformers' llama3 inv_freq
-        # for the same config, as users of the library do
-        reference = hf.rotary_class(hf.config)
-        module.inv_freq.copy_(reference.inv_freq)
-
-    def x_transformers_rope(q, k, positions):
-        freqs, scale = module(positions)
-        return (library.apply_rotary_pos_emb(q, freqs, scale),
-                library.apply_rotary_pos_emb(k, freqs, scale))
-
-    return x_transformers_rope, "x_transformers.RotaryEmbedding+apply_rotary_pos_emb", \
-        module.inv_freq, dict(settings)
 
 
 # ----------------------------------------------------------------------------- megatron-core
@@ -366,10 +315,6 @@ def _vllm(settings, head_dim):
 
 
 PORTS: dict[str, Port] = {
-    "torchtune-llama3": Port(
-        "torchtune.models.llama3_1.Llama3ScaledRoPE (RotaryPositionalEmbeddings without "
-        "scaling); cache built at the positions", "torchtune", "torchtune==0.6.1 (in "
-        "symrope[frameworks])", _torchtune_llama3),
     "llama-models": Port(
         "Meta's reference: llama_models.llama3.model.precompute_freqs_cis + apply_rotary_emb "
         "(complex form; llama3 factors hard-coded 8/1/4/8192)", "llama-models",
@@ -384,10 +329,6 @@ PORTS: dict[str, Port] = {
         "torchtitan.models.common.rope.ComplexRoPE (scaling='llama'); cache built at the "
         "positions", "torchtitan",
         "torchtitan==0.3.0 --no-deps, then spmd_types==0.2.3 tyro", _torchtitan),
-    "x-transformers": Port(
-        "x_transformers.x_transformers.RotaryEmbedding + apply_rotary_pos_emb (no llama3 "
-        "schedule: its inv_freq buffer takes transformers' llama3 inv_freq)", "x-transformers",
-        "x-transformers==2.31.10", _x_transformers),
     "megatron-core": Port(
         "megatron.core RotaryEmbedding.get_emb + rope_utils.apply_rotary_pos_emb, "
         "apply_rope_fusion=False (llama3 low/high/original fixed at 1/4/8192)", "megatron-core",
@@ -418,7 +359,8 @@ def lift_port(port: str, config, model_type, rope_scaling, layer_type=None, toke
     from symrope.diff._resolve import _describe, _version
     from symrope.diff._settings import hf_settings
     from symrope.lifting import lift
-    from symrope.lifting._hf import _frequencies, _head_dim, hf_rope
+    from symrope.lifting._hf import _head_dim, hf_rope
+    from symrope.lifting._hf_lift import _frequencies
 
     rope = hf_rope(config, model_type, rope_scaling)
     chosen = layer_type if layer_type is not None else rope.layer_types[0]
@@ -427,11 +369,7 @@ def lift_port(port: str, config, model_type, rope_scaling, layer_type=None, toke
         raise UsageError(f"{port}: the config does not say the head dimension")
     settings = hf_settings(rope.config, chosen, head_dim)
     entry = PORTS[port]
-    build = entry.build
-    if "hf" in inspect.signature(build).parameters:
-        function, name, frequencies, effective = build(settings, head_dim, hf=rope)
-    else:
-        function, name, frequencies, effective = build(settings, head_dim)
+    function, name, frequencies, effective = entry.build(settings, head_dim)
     extra = {} if tokens is None else {"tokens": tokens}
     # the exact schedule of what the port ran: the HF config's when it ran all of it
     _, schedule = _frequencies(rope, chosen) if effective == settings else (None, None)

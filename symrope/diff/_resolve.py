@@ -1,11 +1,13 @@
 """One place that turns a spec into a lifted encoding: ``resolve(spec, ...)``.
 
-A spec is what ``symrope check --impl`` takes (``hf-transformers`` with a config, ``torchtune``,
-``timm``, ``rotary-embedding-torch[-xpos]``, ``module:function`` / ``file.py:function``), a port
-of another library (``_ports.py``: ``torchtune-llama3``, ``llama-models``, ...), or a saved lift
-(``FILE.json`` written by ``symrope lift --save``). Today it calls what ``check --impl`` uses
-(:mod:`symrope.lifting`); when the registry of implementations lands, this function is the one
-place to point at it.
+A spec is a liftable library of the registry of real implementations
+(:mod:`symrope.audit._libraries`, the names ``symrope audit --impl`` and ``check --impl`` take:
+``hf-transformers`` with a config, ``torchtune``, ``x-transformers``, ``timm``,
+``rotary-embedding-torch[-xpos]``), ``module:function`` / ``file.py:function``, a port of a
+library that is not in the registry (``_ports.py``: ``llama-models``, ``litgpt``, ...), or a
+saved lift (``FILE.json`` written by ``symrope lift --save``). A registry library given an HF
+config is built for that config's schedule (``Library.lift_target``); without one, it is what
+``check --impl`` lifts (plain RoPE of ``head_dim``).
 
 Every encoding it returns carries, in ``lift_info``: ``spec``, ``library`` (name and version),
 ``config`` (the user's config, when one was given) and ``settings`` (the effective rope settings
@@ -64,15 +66,16 @@ def resolve(spec: str, *, config: dict | None = None, model_type: str | None = N
     ========
 
     >>> from symrope.diff import resolve
-    >>> resolve("no-such-library")
+    >>> resolve("no-such-library")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    symrope.errors.UsageError: unknown implementation 'no-such-library': one of hf-transformers, torchtune, timm, rotary-embedding-torch, rotary-embedding-torch-xpos, rotary-embedding-torch:xpos, a port (torchtune-llama3, llama-models, litgpt, torchtitan, x-transformers, megatron-core, diffusers, olmo-core, vllm), module:function / file.py:function, or a saved lift FILE.json
+    symrope.errors.UsageError: unknown implementation 'no-such-library': one of hf-transformers, torchtune, ..., a port (llama-models, litgpt, torchtitan, megatron-core, diffusers, olmo-core, vllm), module:function / file.py:function, or a saved lift FILE.json
     """
     from symrope.diff._ports import PORTS, lift_port
-    from symrope.lifting import IMPLS
+    from symrope.lifting import IMPLS, registered
 
     extra = {} if tokens is None else {"tokens": tokens}
+    library = registered(spec)
     given_config = config is not None or model_type is not None or rope_scaling is not None
     if is_saved_lift(spec):
         if given_config or head_dim is not None or layer_type is not None or tokens is not None:
@@ -80,7 +83,8 @@ def resolve(spec: str, *, config: dict | None = None, model_type: str | None = N
                              "are in the file (no --config, --model-type, --rope-scaling, "
                              "--head-dim, --layer-type or --tokens for it)")
         return load_lift(spec)
-    if spec == "hf-transformers" or spec in PORTS:
+    hf_config = library is not None and library.lift == "hf-config"
+    if hf_config or spec in PORTS or (library is not None and given_config):
         if not given_config:
             raise UsageError(f"{spec} needs --config FILE.json or --model-type NAME (with "
                              "--rope-scaling JSON to replace the rope parameters)")
@@ -89,12 +93,14 @@ def resolve(spec: str, *, config: dict | None = None, model_type: str | None = N
                              "sets them")
         if spec in PORTS:
             return lift_port(spec, config, model_type, rope_scaling, layer_type, **extra)
-        return _lift_hf(config, model_type, rope_scaling, layer_type, extra)
-    if given_config or layer_type is not None:
-        raise UsageError(f"--config, --model-type, --rope-scaling and --layer-type go with "
-                         f"hf-transformers and the ports, not {spec}")
-    if spec in IMPLS:
-        return _lift_library(spec, head_dim, position_dims)
+        if hf_config:
+            return _lift_hf(config, model_type, rope_scaling, layer_type, extra)
+        return _lift_entry(library, spec, config, model_type, rope_scaling, layer_type, tokens)
+    if layer_type is not None:
+        raise UsageError(f"--layer-type goes with an HF config (--config or --model-type), "
+                         f"not {spec} without one")
+    if library is not None:
+        return _lift_library(library, spec, head_dim, position_dims)
     where, sep, name = spec.rpartition(":")
     if not sep or not where or not name:
         raise UsageError(f"unknown implementation {spec!r}: one of {', '.join(IMPLS)}, a port "
@@ -117,18 +123,52 @@ def _lift_hf(config, model_type, rope_scaling, layer_type, extra):
     return encoding
 
 
-def _lift_library(spec, head_dim, position_dims):
+def _distribution(library) -> str:
+    """The pip distribution of a registry entry (its requirement without the version)."""
+    import re
+
+    return re.match(r"[A-Za-z0-9_.-]+", library.requirement).group(0)
+
+
+def _lift_entry(library, spec, config, model_type, rope_scaling, layer_type, tokens):
+    """A registry library built for the HF config's schedule (one layer type) and lifted."""
+    from symrope.audit import rope_config_of
+    from symrope.diff._settings import hf_settings
+    from symrope.lifting import lift_library
+    from symrope.lifting._hf import _head_dim, hf_rope
+
+    rope = hf_rope(config, model_type, rope_scaling)
+    if layer_type is not None and layer_type not in rope.layer_types:
+        raise UsageError(f"layer type {layer_type!r} has no rope parameters here; one of "
+                         f"{', '.join(map(str, rope.layer_types))}")
+    chosen = layer_type if layer_type is not None else rope.layer_types[0]
+    head_dim = _head_dim(rope.config, chosen)
+    if head_dim is None:
+        raise UsageError(f"{spec}: the config does not say the head dimension")
+    schedule, _ = rope_config_of(rope.config, chosen)
+    reason = library.cannot_express(schedule)
+    if reason is not None:
+        raise UsageError(f"{reason} (the config asks it)")
+    encoding = lift_library(library, schedule, tokens=tokens, whole_schedule=True)
+    encoding.name = f"{encoding.name} ({spec})"
+    _describe(encoding, spec, _distribution(library), config, model_type, rope_scaling,
+              hf_settings(rope.config, chosen, head_dim))
+    return encoding
+
+
+def _lift_library(library, spec, head_dim, position_dims):
     from symrope.lifting import lift_impl
 
     if position_dims != 1:
         raise UsageError(f"--position-dims applies only to module:function, not {spec}")
     encoding = lift_impl(spec, head_dim=head_dim)
-    distribution = {"torchtune": "torchtune", "timm": "timm"}.get(spec, "rotary-embedding-torch")
     settings = None
-    if spec in ("torchtune", "rotary-embedding-torch"):
+    if spec == library.name and encoding.position_dims == 1:
+        # what lift_impl builds: plain RoPE of theta 10000 over the whole head (an alias such
+        # as rotary-embedding-torch-xpos adds what no config key says)
         settings = {"rope_theta": 10000.0, "rope_type": "default", "partial_rotary_factor": 1.0,
                     "head_dim": encoding.dim}
-    _describe(encoding, spec, distribution, None, None, None, settings)
+    _describe(encoding, spec, _distribution(library), None, None, None, settings)
     return encoding
 
 
