@@ -22,9 +22,10 @@ LAYERS = {
     "theorems": 4, "checker": 4, "kernel": 4, "audit": 4,
     "lifting": 5,       # lifts real code (torch) into the checker; reuses the audit's adapters
     "latex": 6,         # renders the engine's objects and check reports (by duck typing)
-    "testing": 7, "pytest_plugin": 7,
-    "cli": 8,
-    "__main__": 9,
+    "diff": 7,          # two lifted implementations compared exactly (above lift and checker)
+    "testing": 8, "pytest_plugin": 8,
+    "cli": 9,
+    "__main__": 10,
 }
 
 

@@ -27,6 +27,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "survey": ("symrope.cli._survey", "main",
                "audit every installed real RoPE library in bf16/fp16/fp32"),
     "export": ("symrope.cli._export", "export_main", "export checked steps as Coq lemmas"),
+    "diff": ("symrope.cli._diff", "main", "are two real RoPE implementations the same encoding?"),
+    "lift": ("symrope.cli._lift", "main", "save real RoPE code's exact semantics as data"),
 }
 
 REPORT_URL_HINT = "please report it with the command line that produced it"

@@ -17,7 +17,7 @@ lifted (``_backends.py``), and only then imported.
 from symrope.lifting._errors import LiftUndecided
 from symrope.lifting._lift import CASTS_NOTE, TOKENS, LiftedEncoding, TokenRows, lift
 from symrope.lifting._report import annotate, check_lifted
-from symrope.lifting._adapters import IMPLS, lift_impl, lift_library
+from symrope.lifting._adapters import IMPLS, lift_impl, lift_library, registered
 from symrope.lifting._hf_lift import lift_hf, lift_hf_all
 from symrope.lifting._audit import audit_summary, schedule_of
 from symrope.lifting._conformance import (TASK_LIMIT, check_model_type, conformance,
@@ -25,8 +25,8 @@ from symrope.lifting._conformance import (TASK_LIMIT, check_model_type, conforma
                                           conformance_table)
 from symrope.audit import positions_for_arange
 
-__all__ = ["lift", "check_lifted", "annotate", "lift_impl", "lift_library", "LiftedEncoding",
-           "TokenRows", "LiftUndecided", "CASTS_NOTE", "TOKENS", "IMPLS", "lift_hf", "lift_hf_all",
+__all__ = ["lift", "check_lifted", "annotate", "lift_impl", "lift_library", "registered",
+           "LiftedEncoding", "TokenRows", "LiftUndecided", "CASTS_NOTE", "TOKENS", "IMPLS", "lift_hf", "lift_hf_all",
            "positions_for_arange", "audit_summary", "schedule_of", "conformance",
            "check_model_type", "conformance_counts", "conformance_markdown", "conformance_table",
            "TASK_LIMIT"]

@@ -14,20 +14,45 @@ from symrope.errors import UsageError
 from symrope.lifting._lift import LiftedEncoding, lift
 from symrope.schedules import RopeConfig
 
-__all__ = ["IMPLS", "lift_impl", "lift_library"]
+__all__ = ["IMPLS", "lift_impl", "lift_library", "registered"]
 
 #: ``symrope check --impl`` names of the liftable libraries -> what is lifted (the registry's).
 IMPLS = lift_specs()
 
 
-def lift_library(library: type[Library], config: RopeConfig) -> LiftedEncoding:
-    """The lifted encoding of a registered library built for ``config`` (its ``lift_target``)."""
+def lift_library(library: type[Library], config: RopeConfig, tokens: int | None = None,
+                 whole_schedule: bool = False) -> LiftedEncoding:
+    """The lifted encoding of a registered library built for ``config`` (its ``lift_target``);
+    ``tokens``: the lift's symbolic sequence length (its default where None).
+
+    With ``whole_schedule`` (``symrope diff`` given an HF config), a target built for less than
+    ``config`` (an entry whose lift builds plain RoPE of the config's theta, the ``check --impl``
+    case) is a one-line UsageError, never a lift of another schedule than the one asked."""
     target = library.lift_target(config)
+    if whole_schedule and not _builds(target.schedule, config):
+        raise UsageError(f"{library.name}'s lift builds plain RoPE of a head dimension and theta "
+                         f"only, not the {config.rope_type} schedule of this config"
+                         + (f" (rotary_dim {config.rotary_dim} of {config.head_dim})"
+                            if config.rotary_dim != config.head_dim else ""))
+    extra = {} if tokens is None else {"tokens": tokens}
     return lift(target.function, target.head_dim, position_dims=target.position_dims,
-                name=target.name, frequencies=target.frequencies, schedule=target.schedule)
+                name=target.name, frequencies=target.frequencies,
+                schedule=target.schedule, **extra)
 
 
-def _library(spec: str) -> type[Library] | None:
+def _builds(built: RopeConfig | None, asked: RopeConfig) -> bool:
+    """Whether a target's schedule is the one asked (the context length counts only for the
+    types whose frequencies follow it: dynamic NTK, YaRN and LongRoPE's implicit factor)."""
+    if built is None:
+        return False
+    fields = ("head_dim", "rotary_dim", "theta", "rope_type", "params")
+    if asked.rope_type in ("dynamic", "yarn", "longrope"):
+        fields += ("max_position_embeddings",)
+    return all(getattr(built, field) == getattr(asked, field) for field in fields)
+
+
+def registered(spec: str) -> type[Library] | None:
+    """The liftable registry entry ``spec`` names (its name or a lift alias), or None."""
     for library in libraries():
         if library.lift is not None and (spec == library.name or spec in library.lift_aliases):
             return library
@@ -48,7 +73,7 @@ def lift_impl(spec: str, config: dict | None = None, head_dim: int | None = None
     ...
     symrope.errors.UsageError: unknown --impl 'jax-rope': one of hf-transformers, torchtune, ..., or module:function / file.py:function
     """
-    library = _library(spec)
+    library = registered(spec)
     if library is None:
         raise UsageError(f"unknown --impl {spec!r}: one of {', '.join(IMPLS)}, or "
                          "module:function / file.py:function")

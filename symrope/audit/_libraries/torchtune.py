@@ -1,7 +1,9 @@
 """The ``torchtune`` entry: ``RotaryPositionalEmbeddings`` (``Llama3ScaledRoPE`` for llama3).
 
 The audit builds the library's own module from the schedule and rotates through its forward;
-the lift rebuilds its cache with the module's own ``build_rope_cache`` over the positions.
+the lift rebuilds its cache with the module's own ``build_rope_cache`` over the positions (for
+``symrope check --impl torchtune`` plain RoPE; for ``symrope diff`` with an HF config the
+config's own schedule, ``Llama3ScaledRoPE`` for llama3).
 """
 
 from __future__ import annotations
@@ -31,20 +33,7 @@ class TorchtuneImpl(Library):
 
     def __init__(self, config: RopeConfig):
         super().__init__(config)
-        if config.rope_type == "llama3":
-            module = import_library("torchtune.models.llama3_1", self.name)
-            params = config.params
-            self.module = module.Llama3ScaledRoPE(
-                dim=config.head_dim, max_seq_len=4096, base=theta_argument(config),
-                scale_factor=params["factor"], low_freq_factor=params["low_freq_factor"],
-                high_freq_factor=params["high_freq_factor"],
-                old_context_len=params["original_max_position_embeddings"])
-            label = "Llama3ScaledRoPE"
-        else:
-            module = import_library("torchtune.modules", self.name)
-            self.module = module.RotaryPositionalEmbeddings(dim=config.head_dim, max_seq_len=4096,
-                                                            base=theta_argument(config))
-            label = "RotaryPositionalEmbeddings"
+        self.module, label = _module(config, 4096, self.name)
         self.cached = 4096
         version = getattr(import_library("torchtune", self.name), "__version__", "?")
         self.summary = (f"torchtune {version} {label} (the real module): float32 theta, cache "
@@ -69,10 +58,9 @@ class TorchtuneImpl(Library):
     @classmethod
     def lift_target(cls, config: RopeConfig) -> LiftTarget:
         """The module's cache rebuilt over the positions (``cache[position] = (cos, sin)``,
-        precomputed from ``arange(max_seq_len)`` by the module's own ``build_rope_cache``)."""
-        torchtune_modules = import_library("torchtune.modules", cls.name)
-        module = torchtune_modules.RotaryPositionalEmbeddings(dim=config.head_dim, max_seq_len=16,
-                                                              base=theta_argument(config))
+        precomputed from ``arange(max_seq_len)`` by the module's own ``build_rope_cache``);
+        ``Llama3ScaledRoPE`` for a llama3 schedule."""
+        module, label = _module(config, 16, cls.name)
 
         def torchtune_rope(q, k, positions):
             with positions_for_arange([positions]):
@@ -80,10 +68,41 @@ class TorchtuneImpl(Library):
             # torchtune's layout is [batch, seq, heads, head_dim]
             return tuple(module(t.transpose(1, 2)).transpose(1, 2) for t in (q, k))
 
-        return LiftTarget(torchtune_rope, config.head_dim, "torchtune RotaryPositionalEmbeddings",
-                          frequencies=module.theta,
-                          schedule=RopeConfig.from_options(head_dim=config.head_dim,
-                                                           theta=float(config.theta)))
+        return LiftTarget(torchtune_rope, config.head_dim, f"torchtune {label}",
+                          frequencies=module.theta, schedule=config)
+
+
+def _module(config: RopeConfig, max_seq_len: int, name: str):
+    """The library's own module for ``config`` and its class name (one home for the audit's and
+    the lift's construction)."""
+    if config.rope_type == "llama3":
+        models = _quiet_import("torchtune.models.llama3_1", name)
+        params = config.params
+        module = models.Llama3ScaledRoPE(
+            dim=config.head_dim, max_seq_len=max_seq_len, base=theta_argument(config),
+            scale_factor=params["factor"], low_freq_factor=params["low_freq_factor"],
+            high_freq_factor=params["high_freq_factor"],
+            old_context_len=params["original_max_position_embeddings"])
+        return module, "Llama3ScaledRoPE"
+    modules = _quiet_import("torchtune.modules", name)
+    module = modules.RotaryPositionalEmbeddings(dim=config.head_dim, max_seq_len=max_seq_len,
+                                                base=theta_argument(config))
+    return module, "RotaryPositionalEmbeddings"
+
+
+def _quiet_import(module: str, name: str):
+    """``import_library`` with torchao's import-time warning held back: torchtune imports torchao,
+    which logs that its C++ extensions do not match this torch; nothing here uses them, and the
+    line would be machine noise in every lift's and diff's output."""
+    import logging
+
+    torchao = logging.getLogger("torchao")
+    level = torchao.level
+    torchao.setLevel(logging.ERROR)
+    try:
+        return import_library(module, name)
+    finally:
+        torchao.setLevel(level)
 
 
 LIBRARIES = (TorchtuneImpl,)

@@ -37,15 +37,9 @@ class XTransformersImpl(Library):
 
     def __init__(self, config: RopeConfig) -> None:
         super().__init__(config)
-        self.library = import_library("x_transformers.x_transformers", self.name)
-        factor = float(config.params.get("factor", 1.0)) if config.rope_type == "linear" else 1.0
-        self.module = self.library.RotaryEmbedding(dim=config.rotary_dim, base=theta_argument(config),
-                                                   interpolation_factor=factor)
+        self.library, self.module, factor = _module(config, self.name)
         injected = ""
         if config.rope_type == "llama3":
-            torch = self.torch
-            with torch.no_grad():
-                self.module.inv_freq.copy_(torch.from_numpy(inv_freq(config, "float32")))
             injected = (" overwritten with the llama3 schedule's correctly rounded float32 "
                         "frequencies (x-transformers has no llama3 schedule)")
         from importlib.metadata import version
@@ -71,9 +65,10 @@ class XTransformersImpl(Library):
     @classmethod
     def lift_target(cls, config: RopeConfig) -> LiftTarget:
         """The module's forward on the positions themselves (``forward(t)`` takes them) and the
-        library's ``apply_rotary_pos_emb`` on q and k."""
-        library = import_library("x_transformers.x_transformers", cls.name)
-        module = library.RotaryEmbedding(dim=config.head_dim, base=theta_argument(config))
+        library's ``apply_rotary_pos_emb`` on q and k; the module built for ``config`` as the
+        audit builds it (for ``symrope diff`` with an HF config: llama3 through the overwritten
+        ``inv_freq``, linear through ``interpolation_factor``)."""
+        library, module, _ = _module(config, cls.name)
 
         def x_transformers_rope(q, k, positions):
             freqs, scale = module(positions)
@@ -82,8 +77,22 @@ class XTransformersImpl(Library):
 
         return LiftTarget(x_transformers_rope, config.head_dim,
                           "x_transformers.x_transformers.RotaryEmbedding", frequencies=module.inv_freq,
-                          schedule=RopeConfig.from_options(head_dim=config.head_dim,
-                                                           theta=float(config.theta)))
+                          schedule=config)
+
+
+def _module(config: RopeConfig, name: str):
+    """The library, its ``RotaryEmbedding`` built for ``config`` (its ``inv_freq`` overwritten
+    with the correctly rounded float32 llama3 frequencies, as users run Llama 3.1 with it) and
+    the interpolation factor: one home for the audit's and the lift's construction."""
+    library = import_library("x_transformers.x_transformers", name)
+    factor = float(config.params.get("factor", 1.0)) if config.rope_type == "linear" else 1.0
+    module = library.RotaryEmbedding(dim=config.rotary_dim, base=theta_argument(config),
+                                     interpolation_factor=factor)
+    if config.rope_type == "llama3":
+        torch = import_library("torch", name)
+        with torch.no_grad():
+            module.inv_freq.copy_(torch.from_numpy(inv_freq(config, "float32")))
+    return library, module, factor
 
 
 LIBRARIES = (XTransformersImpl,)
