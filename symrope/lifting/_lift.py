@@ -216,7 +216,9 @@ def lift(function: Callable[..., Any], head_dim: int, position_dims: int = 1,
             return sp.ImmutableMatrix([row.xreplace(mapping) for row in role_rows])
         return encode
 
-    encoding = LiftedEncoding(name, head_dim, evaluator(q_rows[0], x[0]),
+    # a tracer may replay counterexamples its own way (JAX: jax_enable_x64 for the call)
+    encoding_class = getattr(tracer, "encoding_class", LiftedEncoding)
+    encoding = encoding_class(name, head_dim, evaluator(q_rows[0], x[0]),
                               evaluator(k_rows[0], y[0]), position_dims, function, info, rows)
     encoding.schedule = schedule
     return encoding
