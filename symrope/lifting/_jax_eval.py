@@ -144,6 +144,20 @@ class Interpreter:
 
     def __init__(self, jax):
         self.jax = jax
+        self._outer: list[str] = []   # the user's line of each call being interpreted
+
+    def where(self, eqn) -> str:
+        """The eqn's own user line, else that of the call it sits in (``jnp.sort`` is a jit
+        whose inner eqns have only JAX's frames)."""
+        here = _location(eqn)
+        return here or next((outer for outer in reversed(self._outer) if outer), "")
+
+    def inner(self, eqn, jaxpr, consts, args):
+        self._outer.append(self.where(eqn))
+        try:
+            return self.eval(jaxpr, consts, args)
+        finally:
+            self._outer.pop()
 
     def run(self, closed, args: Sequence) -> list:
         return self.eval(closed.jaxpr, [np.asarray(c) for c in closed.consts], args)
@@ -212,7 +226,7 @@ class Interpreter:
         if rule is None:
             raise LiftUndecided(f"the lifted JAX code uses the primitive '{name}', which symrope "
                                 f"cannot run on symbolic values (a primitive outside its table)"
-                                f"{_location(eqn)}", op=f"jax.{name}")
+                                f"{self.where(eqn)}", op=f"jax.{name}")
         return self.elementwise(rule, operands, out_avals[0], boolean=name in _LOGICAL
                                 or name == "select_n")
 
@@ -221,7 +235,7 @@ class Interpreter:
         ops = semantics.OPS
         if name in _LOGICAL and any(np.dtype(v.dtype) != np.bool_ for v in inputs):
             raise LiftUndecided(f"the lifted JAX code uses '{name}' on integers, whose bits "
-                                f"symrope does not model{_location(eqn)}", op=f"jax.{name}")
+                                f"symrope does not model{self.where(eqn)}", op=f"jax.{name}")
         if name in _ELEMENTWISE:
             return ops[_ELEMENTWISE[name]], inputs
         if name == "div":
@@ -257,7 +271,7 @@ class Interpreter:
                          target_dtype)
 
     def cast_hazard(self, value, target, eqn) -> None:
-        record_cast(value.values.reshape(-1), number_type(value.dtype), target, _location(eqn))
+        record_cast(value.values.reshape(-1), number_type(value.dtype), target, self.where(eqn))
 
     def move(self, eqn, inputs):
         """Run the primitive on storage indices: which entry lands where."""
@@ -271,7 +285,7 @@ class Interpreter:
                     raise LiftUndecided(
                         f"the lifted JAX code indexes an array with a symbolic index ('{name}': "
                         f"a table lookup at a symbolic position, e.g. a precomputed cos/sin "
-                        f"cache indexed by the position){_location(eqn)}", op=f"jax.{name}")
+                        f"cache indexed by the position){self.where(eqn)}", op=f"jax.{name}")
                 index_inputs.append(value)
                 continue
             values = entries(value)
@@ -343,12 +357,12 @@ class Interpreter:
                       if key in params), None)
         if inner is None:
             raise LiftUndecided(f"the lifted JAX code calls '{eqn.primitive.name}' without an "
-                                f"inner jaxpr symrope can follow{_location(eqn)}",
+                                f"inner jaxpr symrope can follow{self.where(eqn)}",
                                 op=f"jax.{eqn.primitive.name}")
         if hasattr(inner, "consts"):   # a ClosedJaxpr
-            outs = self.eval(inner.jaxpr, [np.asarray(c) for c in inner.consts], inputs)
+            outs = self.inner(eqn, inner.jaxpr, [np.asarray(c) for c in inner.consts], inputs)
         else:
-            outs = self.eval(inner, [], inputs)
+            outs = self.inner(eqn, inner, [], inputs)
         return outs if eqn.primitive.multiple_results else outs[0]
 
     def cond(self, eqn, inputs):
@@ -356,10 +370,10 @@ class Interpreter:
         if isinstance(index, Symbolic):
             raise LiftUndecided(f"the lifted JAX code branches on a symbolic value (lax.cond "
                                 f"with a position-dependent predicate: data-dependent control "
-                                f"flow){_location(eqn)}", op="jax.cond")
+                                f"flow){self.where(eqn)}", op="jax.cond")
         branch = eqn.params["branches"][int(np.clip(int(index), 0,
                                                     len(eqn.params["branches"]) - 1))]
-        return self.eval(branch.jaxpr, [np.asarray(c) for c in branch.consts], operands)
+        return self.inner(eqn, branch.jaxpr, [np.asarray(c) for c in branch.consts], operands)
 
     def while_loop(self, eqn, inputs):
         params = eqn.params
@@ -368,19 +382,19 @@ class Interpreter:
         carry = list(inputs[cond_n + body_n:])
         cond, body = params["cond_jaxpr"], params["body_jaxpr"]
         for _ in range(_MAX_LOOP):
-            (go,) = self.eval(cond.jaxpr, [np.asarray(c) for c in cond.consts],
+            (go,) = self.inner(eqn, cond.jaxpr, [np.asarray(c) for c in cond.consts],
                               [*cond_consts, *carry])
             if isinstance(go, Symbolic):
                 raise LiftUndecided(f"the lifted JAX code loops while a symbolic condition "
                                     f"holds (lax.while_loop on a position-dependent value: "
-                                    f"data-dependent control flow){_location(eqn)}",
+                                    f"data-dependent control flow){self.where(eqn)}",
                                     op="jax.while")
             if not bool(go):
                 return carry
-            carry = self.eval(body.jaxpr, [np.asarray(c) for c in body.consts],
+            carry = self.inner(eqn, body.jaxpr, [np.asarray(c) for c in body.consts],
                               [*body_consts, *carry])
         raise LiftUndecided(f"the lifted JAX code loops more than {_MAX_LOOP} times"
-                            f"{_location(eqn)}", op="jax.while")
+                            f"{self.where(eqn)}", op="jax.while")
 
 
 def _select_n(which, *cases):
