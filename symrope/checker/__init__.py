@@ -8,8 +8,8 @@ when all four hold. ``ZOO`` holds the built-in encodings with the verdicts they 
 
 from symrope.checker._check import check
 from symrope.checker._encoding import Encoding
-from symrope.checker._report import ASSUMPTIONS, AssumptionResult, CheckReport
+from symrope.checker._report import ASSUMPTIONS, AssumptionResult, CheckReport, exact_of
 from symrope.checker._zoo import ZOO, ZooEntry, zoo_encoding
 
 __all__ = ["Encoding", "check", "CheckReport", "AssumptionResult", "ASSUMPTIONS", "ZOO",
-           "ZooEntry", "zoo_encoding"]
+           "ZooEntry", "zoo_encoding", "exact_of"]

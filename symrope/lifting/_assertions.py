@@ -123,9 +123,7 @@ def assert_precise(fn, dtype: str = "bf16", context: int = 8192, tolerance: floa
     ...
     AssertionError: bf16_positions is not precise to 0.00390625 up to position 4095 in fp32: ...
     """
-    from symrope.audit._driver import audit
-    from symrope.audit._results import AuditOptions
-    from symrope.audit._user import UserImpl
+    from symrope.audit import AuditOptions, UserImpl, audit
     from symrope.errors import UsageError
     from symrope.schedules import RopeConfig
 
