@@ -14,8 +14,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--max-position", type=int, default=131071)
     args = parser.parse_args(argv)
-    from symrope.audit import AuditOptions, audit
-    from symrope.audit._mlx import mlx_library
+    from symrope.audit import AuditOptions, audit, build_library
     from symrope.audit._mlx_relate import reference_planes, relate
     from symrope.lifting import check_lifted, lift_hf
     from symrope.schedules import RopeConfig, llama31_8b
@@ -30,7 +29,7 @@ def main(argv=None) -> int:
           f"(positions 0..{args.max_position}); worst max|err| fp32")
     for name, config, options in rows:
         start = time.perf_counter()
-        results = [audit(mlx_library(name, config, **options), config,
+        results = [audit(build_library(name, config, **options), config,
                          AuditOptions(max_position=args.max_position, dtype=dtype, progress=False))
                    for dtype in ("bf16", "fp16", "fp32")]
         print(f"{name:<28} {config.rope_type:<8} {time.perf_counter() - start:7.1f}  "
@@ -47,7 +46,7 @@ def main(argv=None) -> int:
                                  ("mlx-fast-rope", {"base": 10000.0}, "mx.fast.rope base=10000")):
         for dtype in ("bf16", "fp32"):
             print()
-            print(relate(mlx_library(name, plain, **options), planes, label, dtype,
+            print(relate(build_library(name, plain, **options), planes, label, dtype,
                          min(args.max_position, 65535)).text())
     return 0
 

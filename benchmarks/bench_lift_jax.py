@@ -49,20 +49,24 @@ def main(argv=None) -> int:
           f"(target {TARGET_SECONDS:.0f} s): {'ok' if seconds < TARGET_SECONDS else 'SLOW'}")
     if not args.table:
         return 0 if seconds < TARGET_SECONDS else 1
-    from symrope.audit import AuditOptions, audit
-    from symrope.audit._jax_libs import JAX_LIBRARIES, jax_library
+    from symrope.audit import AuditOptions, audit, build_library, libraries
+    from symrope.audit._arrays import JaxLibrary
     from symrope.schedules import RopeConfig
 
     print(f"\n{'implementation':<16} {'lifted':<8} {'lift s':>6}  safe context (bf16 / fp16 / fp32), "
           f"positions 0..{args.max_position}")
-    for name, library in JAX_LIBRARIES.items():
-        if not library.installed():
-            print(f"{name:<16} not installed here")
+    rows = [(name, library) for library in libraries() if issubclass(library, JaxLibrary)
+            for name in (library.name, *library.variants)]
+    for name, library in rows:
+        reason = None if library.installed() else "not installed here"
+        reason = reason or library.unavailable_here()
+        if reason:
+            print(f"{name:<16} {reason}")
             continue
         theta = 1_000_000 if name.startswith("sglang") else 10000
         config = RopeConfig.from_options(head_dim=128, theta=theta)
         try:
-            impl = jax_library(name, config)
+            impl = build_library(name, config)
         except Exception as error:  # noqa: BLE001 - one row says why
             print(f"{name:<16} {type(error).__name__}: {error}")
             continue

@@ -10,8 +10,7 @@ from ci_support import import_or_skip
 
 mx = import_or_skip("mlx.core", "pip install 'symrope[mlx]' (mlx and mlx-cpu)")
 
-from symrope.audit import AuditOptions, audit  # noqa: E402
-from symrope.audit._mlx import mlx_library  # noqa: E402
+from symrope.audit import AuditOptions, audit, build_library  # noqa: E402
 from symrope.audit._mlx_relate import reference_planes, relate  # noqa: E402
 from symrope.schedules import RopeConfig, llama31_8b  # noqa: E402
 
@@ -22,7 +21,7 @@ CONFIG = RopeConfig.from_options(head_dim=128, theta=THETA)
 def test_fast_rope_is_audited_per_dtype_and_the_float32_angle_bounds_every_dtype():
     safe = {}
     for dtype in ("bf16", "fp16", "fp32"):
-        result = audit(mlx_library("mlx-fast-rope", CONFIG), CONFIG,
+        result = audit(build_library("mlx-fast-rope", CONFIG), CONFIG,
                        AuditOptions(max_position=65535, dtype=dtype, progress=False))
         safe[dtype] = result.safe_context
         first = result.bands[0]
@@ -33,8 +32,8 @@ def test_fast_rope_is_audited_per_dtype_and_the_float32_angle_bounds_every_dtype
 
 def test_traditional_layout_gives_the_same_table_in_interleaved_channels():
     positions = np.arange(0, 5000, 7)
-    plain = mlx_library("mlx-fast-rope", CONFIG).table(positions, CONFIG, "fp32")
-    traditional = mlx_library("mlx-fast-rope-traditional", CONFIG).table(positions, CONFIG, "fp32")
+    plain = build_library("mlx-fast-rope", CONFIG).table(positions, CONFIG, "fp32")
+    traditional = build_library("mlx-fast-rope-traditional", CONFIG).table(positions, CONFIG, "fp32")
     assert np.array_equal(plain[0], traditional[0]) and np.array_equal(plain[1], traditional[1])
 
 
@@ -51,18 +50,18 @@ def hf_planes():
 
 def test_relation_to_the_lifted_reference_names_layout_and_base(hf_planes):
     config = RopeConfig.from_options(head_dim=16, theta=THETA)
-    same = relate(mlx_library("mlx-fast-rope", config), hf_planes, "plain", "bf16", 16383)
+    same = relate(build_library("mlx-fast-rope", config), hf_planes, "plain", "bf16", 16383)
     assert same.verdict.startswith("same encoding")
     assert all(band["cause"] == "rounding" and band["as_is"] < 4e-3 for band in same.bands)
 
-    swapped = relate(mlx_library("mlx-fast-rope-traditional", config), hf_planes, "traditional",
+    swapped = relate(build_library("mlx-fast-rope-traditional", config), hf_planes, "traditional",
                      "fp32", 16383)
     assert swapped.verdict.startswith("same up to basis") and not swapped.permutation_is_identity
     first = swapped.bands[0]
     assert first["as_is"] > 0.5 and first["kernel_basis"] < 1e-4   # O(1) at small positions
     assert first["cause"].startswith("layout")
 
-    wrong = relate(mlx_library("mlx-fast-rope", config, base=10000.0), hf_planes, "base 1e4",
+    wrong = relate(build_library("mlx-fast-rope", config, base=10000.0), hf_planes, "base 1e4",
                    "fp32", 16383)
     assert wrong.verdict.startswith("different encoding (frequencies: base 10000 instead of 500000")
     first = wrong.bands[0]
@@ -73,10 +72,10 @@ def test_relation_to_the_lifted_reference_names_layout_and_base(hf_planes):
 def test_mlx_lm_llama3_is_transformers_llama3_up_to_rounding():
     import_or_skip("mlx_lm", "pip install 'symrope[mlx]'")
     config = llama31_8b()
-    result = audit(mlx_library("mlx-lm", config), config,
+    result = audit(build_library("mlx-lm", config), config,
                    AuditOptions(max_position=32767, dtype="fp32", progress=False))
     assert result.bands[0].max_abs_error < 1e-4
-    assert "Llama3RoPE" in mlx_library("mlx-lm", config).summary
+    assert "Llama3RoPE" in build_library("mlx-lm", config).summary
 
 
 def test_mlx_lm_longrope_is_long_factor_only_and_says_so():
@@ -84,7 +83,7 @@ def test_mlx_lm_longrope_is_long_factor_only_and_says_so():
     config = RopeConfig.from_options(head_dim=8, theta=10000, rope_scaling={
         "rope_type": "longrope", "short_factor": [1.0] * 4, "long_factor": [2.0] * 4,
         "original_max_position_embeddings": 4096}, max_position_embeddings=16384)
-    impl = mlx_library("mlx-lm", config)
+    impl = build_library("mlx-lm", config)
     assert "long_factor" in impl.notes[0]
     cos, sin = impl.table(np.array([1]), config, "fp32")
     assert cos.shape == (1, 4)
