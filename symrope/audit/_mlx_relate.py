@@ -34,6 +34,7 @@ import mpmath
 import numpy as np
 import sympy as sp
 
+from symrope._parse import parse_number
 from symrope.errors import UsageError
 
 __all__ = ["Relation", "reference_planes", "relate"]
@@ -57,13 +58,23 @@ def reference_planes(report, head_dim: int) -> list[tuple[int, int, sp.Rational]
     planes = []
     for block in axes[0]["blocks"]:
         a, b = block["indices"]
-        matrix = sp.Matrix(sp.parse_expr(block["matrix"]))   # the report's own sstr
-        if matrix.shape != (2, 2):
-            raise UsageError(f"a generator block of size {matrix.shape[0]} is not a plane")
-        planes.append((int(a), int(b), sp.nsimplify(matrix[1, 0])))
+        planes.append((int(a), int(b), _plane_frequency(block["matrix"])))
     if any(max(a, b) >= head_dim for a, b, _ in planes):
         raise UsageError("the reference's planes do not fit the head dimension")
     return planes
+
+
+def _plane_frequency(matrix: str) -> sp.Rational:
+    """``omega`` of a generator block ``[[0, -omega], [omega, 0]]`` as the report prints it: the
+    text is read as numbers, never evaluated (a lifted reference's frequencies are the exact
+    rationals of float constants)."""
+    entries = [entry.strip() for entry in matrix.replace("[", "").replace("]", "").split(",")]
+    if len(entries) != 4:
+        raise UsageError(f"a generator block {matrix} is not a plane")
+    omega = parse_number(entries[2], "a reference frequency")
+    if isinstance(omega, str):
+        raise UsageError(f"a reference frequency {omega!r} is not an exact rational")
+    return sp.Rational(omega.numerator, omega.denominator)
 
 
 @dataclass

@@ -184,18 +184,8 @@ class JaxLiftedEncoding(LiftedEncoding):
     def replay_score(self, i: int, a: int, j: int, b: int, positions: Sequence) -> float:
         import jax
 
-        tokens = self.rows.tokens if self.rows is not None else 1
-        q = np.zeros((1, 1, tokens, self.dim), dtype=np.float64)
-        k = np.zeros_like(q)
-        q[0, 0, i, a] = 1.0
-        k[0, 0, j, b] = 1.0
-        values = [v if isinstance(v, sp.Basic) else sp.Rational(v)
-                  for axes in positions for v in (axes if isinstance(axes, (tuple, list))
-                                                  else (axes,))]
-        integral = all(v.is_integer for v in values)
-        shape = (tokens, self.position_dims) if self.position_dims > 1 else (tokens,)
-        numbers = np.array([int(v) if integral else float(v) for v in values],
-                           dtype=np.int64 if integral else np.float64).reshape(shape)
+        q, k, numbers = self.replay_inputs(i, a, j, b, positions)
+        tokens = q.shape[2]
         with jax.enable_x64(True):
             q_rot, k_rot = self.function(jax.numpy.asarray(q), jax.numpy.asarray(k),
                                          jax.numpy.asarray(numbers))
