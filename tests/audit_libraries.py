@@ -10,6 +10,8 @@ import os
 from pathlib import Path
 from types import ModuleType
 
+import pytest
+
 from ci_support import import_or_skip
 from symrope.audit import libraries
 
@@ -28,6 +30,18 @@ def require_library(module: str) -> ModuleType:
 
 
 def require_entry(library) -> None:
-    """Every module a registered library imports (``library.imports``), or skip / fail."""
+    """Every module a registered library imports (``library.imports``), or skip / fail.
+
+    A library CI installs in an environment of its own (``separate_environment``) is tested
+    there (``SYMROPE_JAXLIBS=1``, ``.ci/run``); one this process cannot run although it is
+    installed is skipped, saying why (``keras-hub-jax`` where keras runs on torch, as it does
+    here once ``require_library`` imported it: ``tests/test_jax_libs.py`` runs it in a process
+    of its own)."""
+    if getattr(library, "separate_environment", False) and os.environ.get("CI") \
+            and not os.environ.get("SYMROPE_JAXLIBS"):
+        pytest.skip(f"{library.name} is tested in .venv-ci-jaxlibs (SYMROPE_JAXLIBS=1, .ci/run)")
     for module in library.imports:
         require_library(module)
+    reason = getattr(library, "unavailable_here", lambda: None)()
+    if reason is not None:
+        pytest.skip(reason)

@@ -104,7 +104,9 @@ def _join(paths):
              for t in range(len(first[role]))] for role in range(2)]
 
 
-_TRACERS = (TorchTracer,)
+from symrope.lifting._jax import JaxTracer  # noqa: E402 - imports no framework
+
+_TRACERS = (TorchTracer, JaxTracer)
 
 
 def tracer_for(function):

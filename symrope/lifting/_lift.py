@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import mpmath
+import numpy as np
 import sympy as sp
 
 from symrope.checker._encoding import Encoding
@@ -98,25 +99,33 @@ class LiftedEncoding(Encoding):
 
         return check_pairs(self, budget)
 
-    def replay_score(self, i: int, a: int, j: int, b: int, positions: Sequence) -> float:
-        """``q_rot[i] . k_rot[j]`` through the real code in float64: token ``i``'s query is the
-        basis vector ``e_a``, token ``j``'s key ``e_b``, every other input zero."""
-        import torch
-
+    def replay_inputs(self, i: int, a: int, j: int, b: int, positions: Sequence):
+        """``(q, k, positions)`` of a replay as float64 / int64 numpy arrays: token ``i``'s query
+        is the basis vector ``e_a``, token ``j``'s key ``e_b``, every other input zero; the
+        positions are integers where every one is (else float64)."""
         tokens = self.rows.tokens if self.rows is not None else 1
-        q = torch.zeros(1, 1, tokens, self.dim, dtype=torch.float64)
-        k = torch.zeros_like(q)
+        q = np.zeros((1, 1, tokens, self.dim), dtype=np.float64)
+        k = np.zeros_like(q)
         q[0, 0, i, a] = 1.0
         k[0, 0, j, b] = 1.0
         values = [v if isinstance(v, sp.Basic) else sp.Rational(v)
                   for axes in positions for v in (axes if isinstance(axes, (tuple, list))
                                                   else (axes,))]
         integral = all(v.is_integer for v in values)
-        numbers = [int(v) if integral else float(v) for v in values]
         shape = (tokens, self.position_dims) if self.position_dims > 1 else (tokens,)
-        tensor = torch.tensor(numbers, dtype=torch.int64 if integral else torch.float64)
+        numbers = np.array([int(v) if integral else float(v) for v in values],
+                           dtype=np.int64 if integral else np.float64).reshape(shape)
+        return q, k, numbers
+
+    def replay_score(self, i: int, a: int, j: int, b: int, positions: Sequence) -> float:
+        """``q_rot[i] . k_rot[j]`` through the real code in float64 (``replay_inputs``)."""
+        import torch
+
+        q, k, numbers = (torch.from_numpy(array) for array in
+                         self.replay_inputs(i, a, j, b, positions))
         with torch.no_grad():
-            q_rot, k_rot = self.function(q, k, tensor.reshape(shape))
+            q_rot, k_rot = self.function(q, k, numbers)
+        tokens = q.shape[2]
         q_row = q_rot.detach().to(torch.float64).reshape(tokens, self.dim)[i]
         k_row = k_rot.detach().to(torch.float64).reshape(tokens, self.dim)[j]
         return float(torch.dot(q_row, k_row))
@@ -216,7 +225,9 @@ def lift(function: Callable[..., Any], head_dim: int, position_dims: int = 1,
             return sp.ImmutableMatrix([row.xreplace(mapping) for row in role_rows])
         return encode
 
-    encoding = LiftedEncoding(name, head_dim, evaluator(q_rows[0], x[0]),
+    # a tracer may replay counterexamples its own way (JAX: jax_enable_x64 for the call)
+    encoding_class = getattr(tracer, "encoding_class", LiftedEncoding)
+    encoding = encoding_class(name, head_dim, evaluator(q_rows[0], x[0]),
                               evaluator(k_rows[0], y[0]), position_dims, function, info, rows)
     encoding.schedule = schedule
     return encoding

@@ -11,7 +11,8 @@ Exact semantics:
 * a cast between float types is the identity (rounding is the audit's business; the tracer
   records it as a precision hazard where it touches positions), a cast from a float to an
   integer type truncates toward zero, to ``bool`` compares with zero, from ``bool`` gives 0/1;
-* ``trunc``, ``floor``, ``ceil``, ``round`` (half to even), ``floor_divide``, ``remainder``
+* ``trunc``, ``floor``, ``ceil``, ``round`` (half to even; ``round_half_away``, XLA's default,
+  half away from zero), ``floor_divide``, ``remainder``
   (the sign of the divisor) and ``fmod`` (the sign of the dividend) are the step functions they
   compute; comparisons are SymPy relations and ``where`` a ``Piecewise``;
 * a value that is an integer wherever the positions are integers (``p``, ``2*p + 1``,
@@ -200,6 +201,18 @@ def round_half_even(value):
     return sp.Piecewise((nearest - 1, tie_to_odd), (nearest, True))
 
 
+def round_half_away(value):
+    """``round`` half away from zero (XLA's default ``lax.round``, C's ``round``)."""
+    value = sp.sympify(value, strict=True)
+    if integral(value):
+        return value
+    if value.is_Rational:
+        magnitude = abs(Fraction(int(value.p), int(value.q)))
+        whole = int(magnitude + Fraction(1, 2))  # floor(|v| + 1/2): ties go away from zero
+        return sp.Integer(whole if value >= 0 else -whole)
+    return sp.sign(value) * sp.floor(sp.Abs(value) + sp.Rational(1, 2))
+
+
 def floor_divide(a, b):
     return floor(sp.sympify(a, strict=True) / b)
 
@@ -248,6 +261,8 @@ OPS = {
     "cos": sp.cos, "sin": sp.sin, "tan": sp.tan, "atan": sp.atan, "tanh": sp.tanh,
     "sigmoid": lambda a: 1 / (1 + sp.exp(-a)), "abs": sp.Abs, "sign": sp.sign,
     "trunc": trunc, "floor": floor, "ceil": ceil, "round": round_half_even,
+    "round_half_away": round_half_away, "atan2": sp.atan2, "expm1": lambda a: sp.exp(a) - 1,
+    "log1p": lambda a: sp.log(1 + a),
     "floor_divide": floor_divide, "trunc_divide": trunc_divide, "remainder": remainder,
     "fmod": fmod, "maximum": sp.Max, "minimum": sp.Min,
     "clamp": lambda a, lo=None, hi=None: sp.Min(sp.Max(a, -sp.oo if lo is None else lo),
