@@ -137,7 +137,7 @@ def test_a_wrong_proof_is_an_internal_error_never_a_verdict(monkeypatch):
     broken = [("always zero", lambda e: sp.Integer(0))]
     monkeypatch.setattr("symrope.engine._verify.STRATEGIES", broken)
     monkeypatch.setattr("symrope.engine._verify.TEMPLATE_STRATEGIES", broken)
-    monkeypatch.setattr("symrope.engine._verify._probe", lambda *args: None)
+    monkeypatch.setattr("symrope.engine._points.probe", lambda *args: None)
     with pytest.raises(InternalError, match="proved"):
         verify(sp.sin(x), sp.cos(x))
 

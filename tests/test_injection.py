@@ -249,7 +249,7 @@ _REVIEWED_SYMPIFY = {
     "engine/_sampling.py:_matrix_for": "a MatrixSymbol's shape",
     "engine/_sampling.py:evaluate": "a MatrixSymbol's shape",
     "engine/_verdict.py:_show": "a comparison of two shape entries",
-    "engine/_verify.py:_within_hypotheses": "a hypothesis bound the theorem wrote",
+    "engine/_points.py:_within_hypotheses": "a hypothesis bound the theorem wrote",
     "kernel/_certificate.py:text": "a polynomial the certificate built",
     "kernel/_certificate.py:scalar_lemma": "the sides of a checked step",
     "kernel/_export.py:_side": "the sides of a checked step",

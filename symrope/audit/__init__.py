@@ -24,13 +24,13 @@ from symrope.audit._models import MODELS, ImplModel, get_model
 from symrope.audit._reference import (MAX_POSITION, REFERENCE_TOLERANCE, Certificate, Reference,
                                       certification_sample, check_positions, mp_cos_sin)
 from symrope.audit._report import SCHEMA, AuditReport
-from symrope.audit._user import load_user_impl
+from symrope.audit._user import UserImpl, load_user_impl
 
 __all__ = [
     "DEFAULT_TOLERANCE", "EXTRA", "MAX_POSITION", "MODELS", "REAL_IMPLS", "REFERENCE_TOLERANCE",
     "SCHEMA", "RotaryPatch",
     "AuditOptions", "AuditReport", "AuditResult", "BandSummary", "Certificate", "ExactSchedule",
-    "ImplModel", "Implementation", "Reference",
+    "ImplModel", "Implementation", "Reference", "UserImpl",
     "amplitude_error", "as_implementation", "audit", "bits_of_error", "certification_sample",
     "check_positions", "exact_schedule", "get_model", "load_user_impl", "log_bands",
     "machine_epsilon", "mp_cos_sin", "ordinal", "phase_error", "random_query_key_weights",

@@ -19,7 +19,9 @@ import sympy as sp
 from symrope.engine import verify
 
 __all__ = ["ContinuityFinding", "continuity_obstacle", "find_discontinuity",
-           "continuous_extension", "continuous_extensions", "defined_value", "extended_value", "value_at_origin"]
+           "find_switch_discontinuity", "continuous_extension", "continuous_extensions",
+           "defined_value", "extended_value", "value_at_origin", "parameter_values",
+           "symbol_name"]
 
 _CONTINUOUS_FUNCTIONS = (sp.sin, sp.cos, sp.exp, sp.sinh, sp.cosh, sp.tanh, sp.atan, sp.sinc,
                          sp.Abs, sp.erf, sp.Max, sp.Min, sp.re, sp.im)
@@ -373,3 +375,63 @@ def value_at_origin(matrix, axes) -> sp.ImmutableMatrix | None:
     if any(v is None or defined_value(v, {}) is None for v in values):
         return None
     return sp.ImmutableMatrix(matrix.shape[0], matrix.shape[1], values)
+
+
+_PARAMETER_CANDIDATES = (sp.Rational(3, 2), sp.Integer(2), sp.Rational(-3, 2), sp.Integer(-2),
+                         sp.Integer(1), sp.Integer(0), sp.Rational(1, 2) + sp.I)
+
+
+def parameter_values(expr, positions) -> dict:
+    """Exact values for the encoding's own symbols (a symbolic theta), respecting assumptions.
+
+    A value that breaks a parameter's assumptions (3/2 for a negative one) would make any
+    discontinuity found there a statement about another encoding; such a parameter stays
+    symbolic instead.
+    """
+    values = {}
+    for symbol in getattr(expr, "free_symbols", set()) - set(positions):
+        for value in _PARAMETER_CANDIDATES:
+            if all(getattr(value, f"is_{fact}", None) == expected
+                   for fact, expected in symbol.assumptions0.items() if fact != "commutative"):
+                values[symbol] = value
+                break
+    return values
+
+
+def find_switch_discontinuity(value, positions, budget: float) -> ContinuityFinding | None:
+    """A discontinuity of one entry along one position axis, the other axes fixed.
+
+    ``Max``/``Min`` of positions (a schedule switched by ``max(P)``) are rewritten as
+    ``Piecewise`` on each line first, where their switching points can be solved for.
+    """
+    fixed = parameter_values(value, positions)
+    for symbol in set(value.free_symbols) - set(positions):
+        fixed.setdefault(symbol, sp.Integer(1))
+    if value.has(sp.Piecewise, sp.Max, sp.Min):  # the switches first: solving them is cheap
+        for axis in positions:
+            others = {p: fixed.get(p, sp.Rational(1, 3)) for p in positions if p != axis}
+            line = value.xreplace({**fixed, **others})
+            if line.has(sp.Max, sp.Min):
+                line = line.rewrite(sp.Piecewise)
+            for point in _switch_points(line, axis):
+                finding = _examine(line, axis, point, budget)
+                if finding is not None:
+                    finding.position = {axis: point, **others}
+                    return finding
+    return find_discontinuity(value, positions, fixed, budget=budget)
+
+
+def _switch_points(line, axis) -> list:
+    """Where a ``Piecewise`` condition of ``line`` switches along ``axis`` (linear relations)."""
+    points = []
+    for node in sp.preorder_traversal(line):
+        if not isinstance(node, sp.Piecewise):
+            continue
+        for _, condition in node.args:
+            for relation in condition.atoms(sp.core.relational.Relational):
+                difference = relation.lhs - relation.rhs
+                if axis in difference.free_symbols and difference.is_polynomial(axis) and \
+                        sp.degree(difference, axis) == 1:
+                    root = sp.solve(difference, axis)
+                    points += [r for r in root if r.is_number and r not in points]
+    return points[:8]

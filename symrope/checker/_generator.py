@@ -11,7 +11,7 @@ from symrope.engine import PROVED
 from symrope.checker._claims import combine
 from symrope.checker._classify import classify_block, summarise
 from symrope.checker._continuity import value_at_origin
-from symrope.checker._report import show
+from symrope.checker._shown import show
 from symrope.checker._structure import block_claim
 
 __all__ = ["generator", "from_relative", "Unclassifiable"]

@@ -21,7 +21,7 @@ import sympy as sp
 
 from symrope.checker._claims import combine, methods
 from symrope.checker._continuity import value_at_origin
-from symrope.checker._report import show
+from symrope.checker._shown import show
 from symrope.engine import PROVED, REFUTED, BudgetExhausted, deadline
 
 __all__ = ["constant_of", "read_after_verdicts"]

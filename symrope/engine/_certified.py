@@ -40,7 +40,7 @@ import math
 import sympy as sp
 from flint import acb, arb, ctx, fmpq
 
-from symrope.engine._exact import exact_rational
+from symrope._exact import exact_rational
 
 __all__ = ["Inconclusive", "PointEvaluator", "is_exact", "magnitude", "subtract"]
 

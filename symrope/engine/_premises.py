@@ -22,7 +22,7 @@ import sympy as sp
 
 from symrope.engine._sampling import Unsampleable, exact_values, sample_point
 # the same forms the engine's counterexample search solves a hypothesis for
-from symrope.engine._verify import _solved_symbol as _solvable
+from symrope.engine._points import solved_symbol as _solvable
 
 __all__ = ["PremiseCheck", "check_premises"]
 

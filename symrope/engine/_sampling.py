@@ -37,7 +37,7 @@ from flint import arb, fmpq
 
 from symrope.engine._certified import (Inconclusive, PointEvaluator, is_exact, magnitude,
                                        subtract)
-from symrope.engine._exact import read_floats_exactly
+from symrope._exact import read_floats_exactly
 
 __all__ = ["Evaluation", "Unsampleable", "sample_point", "evaluate", "matrix_symbols",
            "scalar_symbols", "working_bits", "exact_values", "threshold_constants",

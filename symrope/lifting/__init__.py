@@ -18,7 +18,9 @@ from symrope.lifting._report import annotate, check_lifted
 from symrope.lifting._adapters import (IMPLS, lift_impl, lift_rotary_embedding_torch, lift_timm,
                                        lift_torchtune, positions_for_arange)
 from symrope.lifting._hf import lift_hf, lift_hf_all
+from symrope.lifting._assertions import assert_precise, assert_relative
 
 __all__ = ["lift", "check_lifted", "annotate", "lift_impl", "LiftedEncoding", "TokenRows",
            "LiftUndecided", "CASTS_NOTE", "TOKENS", "IMPLS", "lift_hf", "lift_hf_all",
-           "lift_torchtune", "lift_timm", "lift_rotary_embedding_torch", "positions_for_arange"]
+           "lift_torchtune", "lift_timm", "lift_rotary_embedding_torch", "positions_for_arange",
+           "assert_relative", "assert_precise"]

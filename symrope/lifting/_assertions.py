@@ -55,7 +55,7 @@ def assert_relative(fn, head_dim: int = 64, position_dims: int = 1, *, tokens: i
     AssertionError: <lambda> is not relative: translation invariance refuted: tokens (0, 1) ...
     """
     from symrope.checker import Encoding, check
-    from symrope.checker._report import _TITLES
+    from symrope.checker import ASSUMPTION_TITLES
     from symrope.lifting._errors import LiftUndecided
     from symrope.lifting._lift import lift
     from symrope.lifting._report import check_lifted
@@ -79,7 +79,7 @@ def assert_relative(fn, head_dim: int = 64, position_dims: int = 1, *, tokens: i
             continue
         if assumption == "identity_at_zero" and allow_scale and report.scaled:
             continue
-        title = _TITLES[assumption]
+        title = ASSUMPTION_TITLES[assumption]
         detail = result.counterexample.get("summary") if result.counterexample else \
             result.evidence
         failures.append(f"{title} {result.verdict}: {detail}")
@@ -123,9 +123,7 @@ def assert_precise(fn, dtype: str = "bf16", context: int = 8192, tolerance: floa
     ...
     AssertionError: bf16_positions is not precise to 0.00390625 up to position 4095 in fp32: ...
     """
-    from symrope.audit._driver import audit
-    from symrope.audit._results import AuditOptions
-    from symrope.audit._user import UserImpl
+    from symrope.audit import AuditOptions, UserImpl, audit
     from symrope.errors import UsageError
     from symrope.schedules import RopeConfig
 
