@@ -13,8 +13,9 @@ from symrope.engine._deadline import BudgetExhausted, deadline
 from symrope.engine._points import refutation
 from symrope.engine._premises import PremiseCheck, check_premises
 from symrope.engine._reasons import UndecidedReason
-from symrope.engine._sampling import (Unsampleable, evaluate, has_thresholds, scale_values,
-                                      sweep, threshold_constants)
+from symrope.engine._judgement import evaluate
+from symrope.engine._sampling import (Unsampleable, has_thresholds, scale_values, sweep,
+                                      threshold_constants)
 from symrope.engine._strategies import is_literal_zero
 from symrope.engine._verdict import PROVED, REFUTED, UNDECIDED, Verdict
 from symrope.engine._verify import verify

@@ -1,7 +1,7 @@
 """What ``verify`` does at exact points: probe, sweep, judge, simplify, cross-check.
 
 A point refutes a claim only when rigorous arithmetic (exact rationals or Arb balls) encloses
-``|lhs - rhs|`` away from zero there (:func:`symrope.engine._sampling.evaluate`); a refuting
+``|lhs - rhs|`` away from zero there (:func:`symrope.engine._judgement.evaluate`); a refuting
 point is moved, one coordinate at a time, to simpler values where the refutation survives, and
 completed so that every free symbol of the claim has a value. Under hypotheses ``a = b`` a point
 must satisfy each *exactly*. Every point drawn is counted (sampled, evaluated, agreeing), so an
@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 import sympy as sp
 
 from symrope.errors import InternalError
-from symrope.engine._sampling import (Unsampleable, evaluate, exact_values, sample_point,
-                                      satisfies, sweep)
+from symrope.engine._judgement import evaluate, exact_values
+from symrope.engine._sampling import Unsampleable, sample_point, satisfies, sweep
 from symrope.engine._verdict import REFUTED, UNDECIDED, Verdict
 
 __all__ = ["Entry", "Run", "probe", "sweep_entry", "cross_check", "refutation", "refuted",

@@ -20,7 +20,8 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from symrope.engine._sampling import Unsampleable, exact_values, sample_point
+from symrope.engine._judgement import exact_values
+from symrope.engine._sampling import Unsampleable, sample_point
 # the same forms the engine's counterexample search solves a hypothesis for
 from symrope.engine._points import solved_symbol as _solvable
 
