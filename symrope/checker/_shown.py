@@ -58,23 +58,23 @@ def show(value) -> Shown:
 
 class BasisVector(str):
     """``e_i``, the ``i``-th standard basis vector (counted from 0), as a report prints it, with
-    its index (``.index``): a content vector of a counterexample on basis vectors.
+    ``i`` itself (``.coordinate``): a content vector of a counterexample on basis vectors.
 
     Examples
     ========
 
     >>> from symrope.checker import BasisVector
     >>> e = BasisVector(3)
-    >>> e, e.index
+    >>> e, e.coordinate
     ('e_3', 3)
     """
 
-    __slots__ = ("index",)
+    __slots__ = ("coordinate",)
 
-    def __new__(cls, index: int):
-        vector = super().__new__(cls, f"e_{index}")
-        vector.index = int(index)
+    def __new__(cls, coordinate: int):
+        vector = super().__new__(cls, f"e_{coordinate}")
+        vector.coordinate = int(coordinate)
         return vector
 
     def __reduce__(self):
-        return BasisVector, (self.index,)
+        return BasisVector, (self.coordinate,)
