@@ -43,16 +43,21 @@ print(json.dumps({"seconds": time.perf_counter() - started, "cpu_seconds": time.
 _AUDIT = """
 import json, sys, time
 from symrope.audit import AuditOptions, audit
-from symrope.cli._audit import resolve_impl
 from symrope.schedules import llama31_8b
 top = int(sys.argv[1])
 config = llama31_8b()
-try:
-    from symrope.cli._audit import default_impl
-    name, note = default_impl()
-except ImportError:     # a checkout from before issue 19: its default was the model hf
-    name = "hf"
-impl = resolve_impl(name, None, config)
+try:                    # the registry of implementations (issue 21)
+    from symrope.audit import default_implementation, resolve_implementation
+    name, note = default_implementation()
+    impl = resolve_implementation(name, config)
+except ImportError:     # an older checkout: the command line resolved the names
+    from symrope.cli._audit import resolve_impl
+    try:
+        from symrope.cli._audit import default_impl
+        name, note = default_impl()
+    except ImportError:     # a checkout from before issue 19: its default was the model hf
+        name = "hf"
+    impl = resolve_impl(name, None, config)
 if name == "hf-transformers":
     config = impl.rope_config
 started, cpu = time.perf_counter(), time.process_time()

@@ -18,7 +18,7 @@ import numpy as np
 import torch
 
 from symrope.audit import exact_schedule
-from symrope.audit._hf import hf_transformers_impl
+from symrope.audit import hf_transformers_impl
 from symrope.audit.fix import patch_rotary
 from symrope.schedules import llama31_8b
 

@@ -97,7 +97,7 @@ def test_the_model_agrees_with_the_real_class_where_their_frequencies_agree():
     require_library("transformers")
     import numpy as np
 
-    from symrope.audit._hf import hf_transformers_impl
+    from symrope.audit import hf_transformers_impl
     from symrope.schedules import inv_freq, llama31_8b
 
     config = llama31_8b()

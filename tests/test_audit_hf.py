@@ -19,7 +19,7 @@ from symrope.schedules import RopeConfig, attention_factor, llama31_8b
 require_library("torch")
 require_library("transformers")
 
-from symrope.audit._hf import hf_transformers_impl  # noqa: E402
+from symrope.audit import hf_transformers_impl  # noqa: E402
 
 LLAMA = json.loads((Path(__file__).parent / "data" / "audit" / "llama31_8b_config.json").read_text())
 POSITIONS = np.concatenate([np.arange(0, 2048), np.arange(1_000_000, 1_002_048), [16_777_219]])

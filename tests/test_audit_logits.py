@@ -36,7 +36,7 @@ def test_float32_angle_moves_far_logits_and_the_float64_angle_does_not():
 
 def test_real_library_logits_go_through_its_own_apply():
     require_library("torchtune")
-    from symrope.audit._real import real_impl
+    from symrope.audit import build_library as real_impl
 
     config = RopeConfig.from_options(head_dim=64, theta=10000)
     impl = real_impl("torchtune", config)

@@ -15,7 +15,7 @@ from symrope.cli import main
 require_library("torch")
 require_library("transformers")
 
-from symrope.audit._hf import hf_transformers_impl, rope_model_types  # noqa: E402
+from symrope.audit import hf_transformers_impl, rope_model_types  # noqa: E402
 
 POSITIONS = np.array([0, 1, 1000, 5000, 40000, 131071])
 ROPE_TYPES = {

@@ -35,7 +35,7 @@ def _field_vectors() -> np.ndarray:
 def _modules():
     require_library("torch")
     require_library("transformers")
-    from symrope.audit._hf import hf_transformers_impl
+    from symrope.audit import hf_transformers_impl
 
     cast = hf_transformers_impl(CONFIG, cast_module="bf16")
     return cast, cast.phase_reference()
@@ -87,7 +87,7 @@ def test_the_audit_reports_the_output_mismatch_of_the_cast():
     assert 64 <= found["mismatched"][-1] <= 76
     assert found["max_abs_diff"][-1] > 1.0
     # An unknobbed module has nothing to compare with: no entry.
-    from symrope.audit._hf import hf_transformers_impl
+    from symrope.audit import hf_transformers_impl
 
     plain = hf_transformers_impl(CONFIG)
     assert plain.phase_reference() is None

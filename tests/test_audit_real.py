@@ -1,12 +1,20 @@
-"""Real RoPE libraries audited through their own code, against the reference and the models."""
+"""Real RoPE libraries audited through their own code, against the reference and the models.
+
+The tests that every library must pass are parametrised by the registry of real implementations
+(``symrope.audit.libraries()``): a library is tested by being registered. The figures of each
+library follow them.
+"""
 
 from __future__ import annotations
+
+import re
 
 import numpy as np
 import pytest
 
-from audit_libraries import require_library
-from symrope.audit import AuditOptions, audit, exact_schedule, get_model
+from audit_libraries import ROOT, SCHEDULE_BUILT, require_entry, require_library
+from symrope.audit import (AuditOptions, audit, build_library, exact_schedule, get_model,
+                           libraries, libraries_table)
 from symrope.audit._dtypes import widen
 from symrope.errors import UsageError
 from symrope.schedules import RopeConfig, inv_freq, llama31_8b
@@ -33,9 +41,7 @@ def test_torchtune_is_its_own_float32_angle_and_within_an_ulp_of_the_meta_model(
     from symrope.audit._models import _cos_sin_fp32
     from symrope.schedules import inv_freq
 
-    from symrope.audit._real import real_impl
-
-    impl = real_impl("torchtune", CONFIG)
+    impl = build_library("torchtune", CONFIG)
     cos, sin = impl.table(POSITIONS, CONFIG, "fp32")
     # the module's own float32 theta, times the float32 position, through torch's cos kernel,
     # is the real cache bit for bit (one library, one CPU: nothing SIMD-dependent is compared)
@@ -60,7 +66,7 @@ def test_torchtune_is_its_own_float32_angle_and_within_an_ulp_of_the_meta_model(
 def test_the_hf_model_is_within_its_stated_ulps_of_the_real_class():
     torch = require_library("torch")
     require_library("transformers")
-    from symrope.audit._hf import hf_transformers_impl
+    from symrope.audit import hf_transformers_impl
     from symrope.audit._models import _cos_sin_fp32
     from symrope.schedules import inv_freq
 
@@ -84,9 +90,7 @@ def test_the_hf_model_is_within_its_stated_ulps_of_the_real_class():
 
 def test_rotary_embedding_torch_rounds_positions_to_the_input_dtype():
     require_library("rotary_embedding_torch")
-    from symrope.audit._real import real_impl
-
-    impl = real_impl("rotary-embedding-torch", CONFIG)
+    impl = build_library("rotary-embedding-torch", CONFIG)
     cos32, sin32 = impl.table(POSITIONS, CONFIG, "fp32")
     assert table_error(cos32, sin32).max() < 0.1
     # rotate_queries_or_keys builds its positions in t.dtype: in bf16, 1000001 reads 999424 and
@@ -100,25 +104,21 @@ def test_rotary_embedding_torch_rounds_positions_to_the_input_dtype():
 
 def test_keras_hub_rotates_in_the_compute_dtype():
     require_library("keras_hub")
-    from symrope.audit._real import real_impl
-
-    impl = real_impl("keras-hub", CONFIG)
+    impl = build_library("keras-hub", CONFIG)
     cos, sin = impl.table(POSITIONS, CONFIG, "fp32")
     assert table_error(cos, sin).max() < 0.1
     cos16, _ = impl.table(POSITIONS[:2048], CONFIG, "bf16")
     assert cos16.dtype.name == "bfloat16"
     with pytest.raises(UsageError, match="keras-hub has default, linear RoPE only"):
-        real_impl("keras-hub", llama31_8b())
+        build_library("keras-hub", llama31_8b())
 
 
 def test_xpos_table_is_relative_to_the_exact_scale_and_overflows_past_90k():
     require_library("rotary_embedding_torch")
-    from symrope.audit._real import real_impl
-
-    short = real_impl("rotary-embedding-torch-xpos", CONFIG)
+    short = build_library("rotary-embedding-torch-xpos", CONFIG)
     result = audit(short, CONFIG, AuditOptions(max_position=4095, dtype="fp32", progress=False))
     assert result.worst("max_abs_error") < 1e-3 and result.dtype == "fp32"
-    long = real_impl("rotary-embedding-torch-xpos", CONFIG)
+    long = build_library("rotary-embedding-torch-xpos", CONFIG)
     long.prepare(131071)
     cos, _ = long.table(np.array([0, 65536, 131071]), CONFIG, "fp32")
     assert not np.isfinite(cos[0]).all()   # q scale 0.29^(-65536/512) underflows float32
@@ -126,9 +126,7 @@ def test_xpos_table_is_relative_to_the_exact_scale_and_overflows_past_90k():
 
 def test_timm_axial_rope_along_one_axis():
     require_library("timm")
-    from symrope.audit._real import real_impl
-
-    impl = real_impl("timm", CONFIG)
+    impl = build_library("timm", CONFIG)
     cos, sin = impl.table(POSITIONS, CONFIG, "fp32")
     assert cos.shape == (POSITIONS.size, 32)
     assert table_error(cos, sin).max() < 0.1
@@ -139,29 +137,132 @@ def test_timm_axial_rope_along_one_axis():
     assert np.all(np.abs(widen(cos) - widen(model_cos)) <= bound)
 
 
-@pytest.mark.parametrize("name", ["torchtune", "rotary-embedding-torch", "keras-hub", "timm"])
-def test_unsupported_schedules_are_one_line_usage_errors(name):
-    require_library({"torchtune": "torchtune", "rotary-embedding-torch": "rotary_embedding_torch",
-                     "keras-hub": "keras_hub", "timm": "timm"}[name])
-    from symrope.audit._real import real_impl
+# --- every registered library ------------------------------------------------------------------
 
-    yarn = RopeConfig.from_options(head_dim=64, theta=10000, rope_scaling={
-        "rope_type": "yarn", "factor": 4, "original_max_position_embeddings": 4096})
-    with pytest.raises(UsageError, match=f"{name} has .* RoPE only, not 'yarn'"):
-        real_impl(name, yarn)
+YARN = RopeConfig.from_options(head_dim=64, theta=10000, rope_scaling={
+    "rope_type": "yarn", "factor": 4, "original_max_position_embeddings": 4096})
+PARTIAL = RopeConfig.from_options(head_dim=64, theta=10000, partial_rotary_factor=0.5)
 
 
-@pytest.mark.parametrize("name, whole_head_only", [("torchtune", True), ("keras-hub", True),
-                                                    ("rotary-embedding-torch", False), ("timm", False)])
-def test_partial_rotary_is_refused_only_by_libraries_that_rotate_the_whole_head(name, whole_head_only):
-    require_library({"torchtune": "torchtune", "rotary-embedding-torch": "rotary_embedding_torch",
-                     "keras-hub": "keras_hub", "timm": "timm"}[name])
-    from symrope.audit._real import real_impl
+@pytest.mark.parametrize("library", libraries(), ids=lambda library: library.name)
+def test_every_library_audits_plain_rope_through_its_own_code(library):
+    require_entry(library)
+    assert library.installed()   # found by find_spec, as the registry detects it
+    impl = build_library(library.name, CONFIG)
+    impl.prepare(int(POSITIONS[2047]))
+    cos, sin = impl.table(POSITIONS[:2048], CONFIG, "fp32")
+    assert cos.shape == sin.shape == (2048, CONFIG.pairs)
+    # the float32 angle of positions below 2048 is good to ~1e-4: a wrong pairing (the table is
+    # read from the declared channels) or a wrong schedule would be off by O(1)
+    assert table_error(cos, sin, positions=POSITIONS[:2048]).max() < 1e-3
+    assert impl.summary and isinstance(impl.explanation("bf16"), str)
+    result = audit(impl, CONFIG, AuditOptions(max_position=1023, dtype="fp32", progress=False))
+    assert result.impl == library.name and result.first_failure is None
+    assert result.fix_target == impl.fix_target
 
-    partial = RopeConfig.from_options(head_dim=64, theta=10000, partial_rotary_factor=0.5)
-    if whole_head_only:
-        with pytest.raises(UsageError, match=f"{name} rotates the whole head: partial rotary "
-                                             r"\(rotary_dim 32 of 64\)"):
-            real_impl(name, partial)
+
+@pytest.mark.parametrize("library", [lib for lib in libraries() if lib.cannot_express(YARN)],
+                         ids=lambda library: library.name)
+def test_unsupported_schedules_are_one_line_usage_errors(library):
+    require_entry(library)
+    with pytest.raises(UsageError, match=f"{library.name} has .* RoPE only, not 'yarn'"):
+        build_library(library.name, YARN)
+    plain, note = library.fallback(YARN)   # what symrope audit runs instead, and says so
+    assert plain.rope_type == "default" and plain.head_dim == 64 and "plain RoPE" in note
+
+
+@pytest.mark.parametrize("library", SCHEDULE_BUILT, ids=lambda library: library.name)
+def test_partial_rotary_is_refused_only_by_libraries_that_rotate_the_whole_head(library):
+    require_entry(library)
+    if not library.partial_rotary:
+        with pytest.raises(UsageError, match=f"{library.name} rotates the whole head: partial "
+                                             r"rotary \(rotary_dim 32 of 64\)"):
+            build_library(library.name, PARTIAL)
     else:
-        assert real_impl(name, partial).rope_config.rotary_dim == 32
+        impl = build_library(library.name, PARTIAL)
+        assert impl.rope_config.rotary_dim == 32
+        cos, sin = impl.table(POSITIONS[:256], PARTIAL, "fp32")
+        assert table_error(cos, sin, PARTIAL, POSITIONS[:256]).max() < 1e-4
+
+
+DOCS_PAGE = ROOT / "docs" / "audit-real.md"
+
+
+def docs_with_the_registrys_table(page: str) -> str:
+    """``page`` with its table of real implementations (the Markdown table whose header is the
+    registry's) replaced by ``libraries_table()``."""
+    lines, table = page.split("\n"), libraries_table()
+    start = lines.index(table[0])
+    stop = next((i for i in range(start, len(lines)) if not lines[i].startswith("|")), len(lines))
+    return "\n".join(lines[:start] + table + lines[stop:])
+
+
+def test_the_docs_table_of_real_implementations_is_the_registry():
+    page = DOCS_PAGE.read_text(encoding="utf-8")
+    assert docs_with_the_registrys_table(page) == page, (
+        "docs/audit-real.md: its table of real implementations is not the registry's; "
+        "regenerate it: python tests/test_audit_real.py --update-docs")
+
+
+def test_every_library_is_installed_by_the_extra_it_names():
+    import tomllib
+
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    extras = extras["project"]["optional-dependencies"]
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    installed_by_ci = {extra for group in re.findall(r'-e "\.\[([\w,-]+)\]"', ci)
+                       for extra in group.split(",")}
+    for library in libraries():
+        assert library.extra in extras and library.extra in installed_by_ci, library.name
+        # in the extra, or installed beside it by .ci/run (keras-hub: --no-deps)
+        assert library.requirement in extras[library.extra] or \
+            f'"{library.requirement}"' in ci, library.name
+
+
+def test_the_registry_refuses_an_entry_that_does_not_declare_the_protocol():
+    from symrope.audit import Library
+    from symrope.audit._libraries import _check
+
+    class Undeclared(Library):
+        name = "undeclared"
+
+        def _rotate(self, x, positions):
+            return x
+
+    with pytest.raises(TypeError, match="declares no imports, requirement, runs, table_is"):
+        _check(Undeclared, "test", [])
+
+    class Declared(Undeclared):
+        imports, requirement, runs, table_is = ("torch",), "torch", "it", "its table"
+
+    _check(Declared, "test", [])
+    with pytest.raises(TypeError, match="names undeclared again"):
+        _check(Declared, "test", [Declared])
+    Declared.pairing = "halves"
+    with pytest.raises(TypeError, match="pairing is 'halves'"):
+        _check(Declared, "test", [])
+    Declared.pairing, Declared.lift = "interleaved", "schedule"
+    with pytest.raises(TypeError, match="has no lift_target"):
+        _check(Declared, "test", [])
+    with pytest.raises(TypeError, match="not a concrete"):
+        _check(Library, "test", [])
+
+
+def test_an_unknown_or_unbuildable_name_is_one_line():
+    with pytest.raises(UsageError, match="unknown real implementation 'nope' .one of: "
+                                         "hf-transformers, torchtune"):
+        build_library("nope", CONFIG)
+    with pytest.raises(UsageError, match="--impl torchtune takes no model_type"):
+        build_library("torchtune", CONFIG, model_type="llama")
+    with pytest.raises(UsageError, match="act on --impl hf-transformers, not 'timm'"):
+        build_library("timm", CONFIG, tf32=True)
+
+
+if __name__ == "__main__":   # python tests/test_audit_real.py --update-docs
+    import sys
+
+    if sys.argv[1:] != ["--update-docs"]:
+        sys.exit("usage: python tests/test_audit_real.py --update-docs")
+    DOCS_PAGE.write_text(docs_with_the_registrys_table(DOCS_PAGE.read_text(encoding="utf-8")),
+                         encoding="utf-8")
+    print(f"{DOCS_PAGE.relative_to(ROOT)}: table of real implementations regenerated")

@@ -4,13 +4,11 @@ Every ``import`` statement counts, lazy ones inside functions included: a lazy i
 layer is the hidden cycle this test exists to catch. Between modules, an import cycle anywhere
 (inside a subpackage too) fails, and so does an import of another subpackage's private module
 (``symrope.X._y`` from outside ``X``) unless it is in the short, commented ``ALLOWED_PRIVATE``.
-``SYMROPE_STRICT_IMPORTS=1`` runs without the temporary block (entries another branch removes).
 """
 
 from __future__ import annotations
 
 import ast
-import os
 import re
 from pathlib import Path
 
@@ -122,40 +120,7 @@ def test_a_check_reports_exit_code_is_the_command_lines():
 ALLOWED_PRIVATE: dict[tuple[str, str], str] = {
 }
 
-# TEMPORARY: removed by branch reg (issue 21's registry of implementations cuts these reach-ins
-# and cycles in its own files: audit/, lifting/_hf.py, _adapters.py, _conformance.py, _audit.py,
-# cli/_audit.py, _survey.py, _check.py, _conformance.py). The lead deletes this block at merge.
-TEMPORARY_PRIVATE_REMOVED_BY_BRANCH_REG: set[tuple[str, str]] = {
-    *(("symrope.cli._audit", f"symrope.audit.{name}") for name in (
-        "_driver", "_hf", "_models", "_plot", "_real", "_reference", "_report", "_results",
-        "_user")),
-    ("symrope.cli._check", "symrope.checker._check"),
-    ("symrope.cli._check", "symrope.checker._encoding"),
-    ("symrope.cli._check", "symrope.checker._zoo"),
-    ("symrope.cli._check", "symrope.lifting._audit"),
-    ("symrope.cli._conformance", "symrope.audit._hf"),
-    ("symrope.cli._conformance", "symrope.lifting._conformance"),
-    ("symrope.cli._survey", "symrope.audit._models"),
-    ("symrope.cli._survey", "symrope.audit._results"),
-    ("symrope.cli._survey", "symrope.audit._survey"),
-    ("symrope.lifting._audit", "symrope.audit._driver"),
-    ("symrope.lifting._audit", "symrope.audit._results"),
-    ("symrope.lifting._audit", "symrope.audit._user"),
-    ("symrope.lifting._audit", "symrope.checker._report"),
-    ("symrope.lifting._conformance", "symrope.audit._hf"),
-    ("symrope.lifting._hf", "symrope.audit._hf"),
-}
-TEMPORARY_CYCLES_REMOVED_BY_BRANCH_REG: list[set[str]] = [
-    {"symrope.audit._real", "symrope.audit._real_libs"},
-    {"symrope.audit._hf", "symrope.audit.fix"},
-    {"symrope.lifting._adapters", "symrope.lifting._hf"},
-]
-TEMPORARY_LONG_MODULES_REMOVED_BY_BRANCH_REG: set[str] = {
-    "symrope.audit._driver",  # the issue's phase fit, split out by branch reg
-}
-# END TEMPORARY
 
-STRICT = os.environ.get("SYMROPE_STRICT_IMPORTS") == "1"
 LONG_MODULE = 500
 
 
@@ -259,27 +224,13 @@ def _private_reach_ins(graph: dict[str, dict[str, int]]) -> dict[tuple[str, str]
     return found
 
 
-def _temporary(entries):
-    return type(entries)() if STRICT else entries
-
-
-def test_the_temporary_block_is_current():
-    """Each temporary entry still exists (a merged fix makes its entry stale: delete it)."""
-    graph = _graph()
-    found, cycles = _private_reach_ins(graph), _cycles(graph)
-    stale = [pair for pair in TEMPORARY_PRIVATE_REMOVED_BY_BRANCH_REG if pair not in found]
-    stale += [sorted(c) for c in TEMPORARY_CYCLES_REMOVED_BY_BRANCH_REG if c not in cycles]
-    assert stale == []
-
-
 def test_no_import_cycle():
-    expected = _temporary(TEMPORARY_CYCLES_REMOVED_BY_BRANCH_REG)
-    cycles = [sorted(c) for c in _cycles(_graph()) if c not in expected]
+    cycles = [sorted(c) for c in _cycles(_graph())]
     assert cycles == [], f"import cycles: {cycles}"
 
 
 def test_no_private_reach_in_outside_the_allow_list():
-    allowed = set(ALLOWED_PRIVATE) | _temporary(TEMPORARY_PRIVATE_REMOVED_BY_BRANCH_REG)
+    allowed = set(ALLOWED_PRIVATE)
     found = _private_reach_ins(_graph())
     unexpected = [f"{importer} imports {imported} (line {line})"
                   for (importer, imported), line in sorted(found.items())
@@ -296,12 +247,10 @@ def test_the_allow_list_is_short_and_current():
 
 
 def test_no_long_module_without_a_reason():
-    exempt = _temporary(TEMPORARY_LONG_MODULES_REMOVED_BY_BRANCH_REG)
     long_ones = []
     for name, path in _modules().items():
         text = path.read_text(encoding="utf-8")
-        if text.count("\n") > LONG_MODULE and name not in exempt and \
-                not re.search(r"[Oo]ver 500 lines", text):
+        if text.count("\n") > LONG_MODULE and not re.search(r"[Oo]ver 500 lines", text):
             long_ones.append(f"{name}: {text.count(chr(10))} lines")
     assert long_ones == [], "split these, or say why they stay long ('Over 500 lines: ...')"
 

@@ -16,11 +16,13 @@ from pathlib import Path
 
 import pytest
 from ci_support import missing
+from symrope.audit import libraries
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "symrope"
-OPTIONAL_DEPENDENCIES = {"torch", "transformers", "matplotlib", "torchtune", "timm",
-                         "rotary_embedding_torch", "keras", "keras_hub"}
+# matplotlib, and every module a registered real library imports (the registry says which)
+OPTIONAL_DEPENDENCIES = {"matplotlib"} | {module.split(".")[0] for library in libraries()
+                                          for module in library.imports}
 NOT_IMPORTABLE = {"symrope.__main__"}  # importing it runs the command line
 KNOWN_FAILURES: dict[str, str] = {}     # module name -> reason (kept empty unless we must)
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE

@@ -1,9 +1,12 @@
-"""``symrope.lift`` on the real installed libraries: HF transformers, torchtune, timm, lucidrains."""
+"""``symrope.lift`` on the real installed libraries: HF transformers and every library of the
+registry that declares how it is lifted (``Library.lift``), then each one's own figures."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+
+from functools import lru_cache
 
 import pytest
 import sympy as sp
@@ -12,8 +15,11 @@ from lift_support import require_module, small_llama
 
 require_module("torch")  # symrope.lifting runs torch code: skip (or, under CI, fail) without it
 
+from audit_libraries import require_entry  # noqa: E402
+from symrope.audit import libraries  # noqa: E402
 from symrope.cli._check import main  # noqa: E402
-from symrope.lifting import check_lifted, lift_hf, lift_impl  # noqa: E402
+from symrope.errors import UsageError  # noqa: E402
+from symrope.lifting import IMPLS, check_lifted, lift_hf, lift_impl  # noqa: E402
 
 LLAMA31 = json.loads((Path(__file__).parent / "data" / "audit" / "llama31_8b_config.json")
                      .read_text())
@@ -91,11 +97,41 @@ def test_hf_cli_with_config_file(tmp_path, capsys):
     assert "max relative error" in out
 
 
-def test_torchtune_is_interleaved_and_proved():
+LIFTED_BY_SCHEDULE = [library for library in libraries() if library.lift == "schedule"]
+
+
+@lru_cache(maxsize=None)
+def lifted(spec: str, head_dim: int = 8):
+    """``(encoding, report)`` of a library's lift (each lifted and checked once per session)."""
+    encoding = lift_impl(spec, head_dim=head_dim)
+    return encoding, check_lifted(encoding)
+
+
+@pytest.mark.parametrize("library", LIFTED_BY_SCHEDULE, ids=lambda library: library.name)
+def test_every_liftable_library_is_relative_with_the_pairing_it_declares(library):
+    require_entry(library)
+    encoding, report = lifted(library.name)
+    layout = encoding.lift_info["layout"]
+    # the pairing the audit reads the table with is the one the lifted code has
+    assert layout["kind"] == library.pairing, layout["text"]
+    assert report.verdicts() == PROVED
+    assert library.name in IMPLS and all(alias in IMPLS for alias in library.lift_aliases)
+
+
+def test_the_registry_names_every_lift_check_accepts():
+    liftable = {name for library in libraries() if library.lift is not None
+                for name in (library.name, *library.lift_aliases)}
+    assert set(IMPLS) == liftable
+    with pytest.raises(UsageError, match="--config applies only to --impl hf-transformers"):
+        lift_impl(LIFTED_BY_SCHEDULE[0].name, config={"model_type": "llama"})
+    with pytest.raises(UsageError, match="--head-dim must be a positive even integer, got 7"):
+        lift_impl(LIFTED_BY_SCHEDULE[0].name, head_dim=7)
+
+
+def test_torchtune_frequencies_are_its_float32_theta_exactly():
     require_module("torchtune.modules")
-    encoding = lift_impl("torchtune", head_dim=8)
+    encoding, report = lifted("torchtune")
     assert encoding.lift_info["layout"]["text"] == "interleaved pairs (2i, 2i+1) on 0..7"
-    report = check_lifted(encoding)
     assert report.verdicts() == PROVED
     import torch
 
@@ -105,9 +141,9 @@ def test_torchtune_is_interleaved_and_proved():
 
 def test_rotary_embedding_torch_plain_and_xpos():
     library = require_module("rotary_embedding_torch")
-    plain = check_lifted(lift_impl("rotary-embedding-torch", head_dim=8))
+    _, plain = lifted("rotary-embedding-torch")
     assert plain.verdicts() == PROVED and plain.generator["pure_rotation"]["verdict"] == "proved"
-    xpos = check_lifted(lift_impl("rotary-embedding-torch:xpos", head_dim=8))
+    xpos = check_lifted(lift_impl("rotary-embedding-torch:xpos", head_dim=8))   # the alias
     assert xpos.verdicts() == PROVED
     assert xpos.generator["pure_rotation"]["verdict"] == "refuted"
     damped = xpos.classification["p"]["damped_rotation"]
@@ -121,8 +157,7 @@ def test_rotary_embedding_torch_plain_and_xpos():
 
 def test_timm_2d_is_relative_with_commuting_generators():
     require_module("timm.layers.pos_embed_sincos")
-    encoding = lift_impl("timm", head_dim=8)
+    encoding, report = lifted("timm")
     assert encoding.position_dims == 2
-    report = check_lifted(encoding)
     assert report.verdicts() == PROVED
     assert report.generator["commute"]["verdict"] == "proved"

@@ -1,5 +1,5 @@
 """The streaming audit's pieces: the position stream, the chunk record, reused buffers, row
-blocks that fit in cache, and the phase unwrapping that continues across chunks.
+blocks that fit in cache (the phase unwrapping across chunks is the phase fit's: ``_phase_fit.py``).
 
 Fresh arrays of a few MiB come from mmap and fault in every page on first use, which costs about
 as much as the arithmetic done on them: the driver takes its chunk arrays from :class:`Buffers`
@@ -107,26 +107,6 @@ class Done:
 
     def result(self):
         return self.value
-
-
-def unwrap(delta: np.ndarray, previous: np.ndarray | None, steps: np.ndarray) -> np.ndarray:
-    """Undo 2*pi jumps along the positions (axis 0), continuing from the previous chunk's last row.
-
-    Returns ``delta`` itself when nothing jumps (the usual case: subtracting zero turns would
-    give the same numbers), a new array otherwise. ``steps``: scratch of ``delta``'s shape.
-    """
-    head = delta[:1] if previous is None else previous   # previous is already unwrapped
-    np.subtract(delta[:1], head, out=steps[:1])
-    np.subtract(delta[1:], delta[:-1], out=steps[1:])
-    if steps.size and max(steps.max(), -steps.min()) <= 3.0:
-        return delta       # every step rounds to zero turns (3 / 2pi < 1/2): nothing to undo
-    steps *= 1 / (2 * np.pi)
-    np.rint(steps, out=steps)
-    if not steps.any():
-        return delta
-    np.cumsum(steps, axis=0, out=steps)
-    steps *= 2 * np.pi
-    return delta - steps
 
 
 def complex_table(cos: np.ndarray, sin: np.ndarray) -> np.ndarray:

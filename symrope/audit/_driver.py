@@ -2,7 +2,8 @@
 
 Positions are fed in ascending chunks (so memory stays bounded and sequential models such as
 the recurrence pay for each step once). Every position of a band and every pair contributes to
-the band's maxima; the phase fit is accumulated as moments so one pass suffices.
+the band's maxima; the phase fit (``_phase_fit.py``) is accumulated as moments so one pass
+suffices.
 """
 
 from __future__ import annotations
@@ -15,11 +16,12 @@ from typing import Any
 
 import numpy as np
 
-from symrope.audit._chunks import Buffers, Chunk, Done, PositionStream, complex_table, unwrap
+from symrope.audit._chunks import Buffers, Chunk, Done, PositionStream, complex_table
 from symrope.audit._dtypes import widen
 from symrope.audit._metrics import (amplitude_error, phase_error, random_query_key_weights,
                                     rotary_scores)
 from symrope.audit._models import ImplModel, dtype_name
+from symrope.audit._phase_fit import PhaseFit
 from symrope.audit._reference import block_workspace, row_blocks
 from symrope.audit._user import check_finite
 from symrope.audit._results import (AuditOptions, AuditResult, BandSummary, ExactSchedule,
@@ -28,7 +30,6 @@ from symrope.errors import InternalError, SymropeError, UsageError
 from symrope.schedules import RopeConfig
 
 _FINE_BINS_PER_OCTAVE = 8
-_PHASE_LOST = 0.5   # rad of residual phase noise beyond which a pair's frequency fit means nothing
 
 __all__ = ["AuditOptions", "AuditResult", "BandSummary", "ExactSchedule", "Implementation",
            "as_implementation", "audit", "exact_schedule"]
@@ -91,7 +92,6 @@ class _Run:
         self.dtype = dtype_name(options.dtype or impl.default_dtype)
         shape = (len(self.bands), self.pairs)
         self.max_abs, self.max_phase, self.max_amp = (np.zeros(shape) for _ in range(3))
-        self.s_pp, self.s_pd, self.s_dd, self.s_ww, self.n_valid = (np.zeros(shape) for _ in range(5))
         self.invariance = np.full((len(self.bands), len(options.offsets)), np.nan)
         self.counts = np.zeros(len(self.bands), dtype=np.int64)
         self.nonfinite = np.zeros(len(self.bands), dtype=np.int64)
@@ -107,8 +107,6 @@ class _Run:
         rotation = (exact_cos + 1j * exact_sin) * schedule.amplitude**2      # (offsets, pairs)
         self.exact_scores = (rotation @ self.weights).real                   # (offsets, vectors)
         self.history = max(offsets)
-        self.last_delta = None
-        self.provisional_slope = None
         self.tolerance = float(options.tolerance)
         if not (self.tolerance > 0 and np.isfinite(self.tolerance)):
             raise UsageError(f"the tolerance must be a positive number, got {options.tolerance!r}")
@@ -117,6 +115,7 @@ class _Run:
         self.prefix_end = 0
         self.native_dtype = None
         self.buffers = Buffers()
+        self.phase = PhaseFit(len(self.bands), self.pairs, self.buffers, stream.contiguous)
 
     # --- the implementation, checked ------------------------------------------------------------
     def table(self, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -273,51 +272,20 @@ class _Run:
         """Fold one measured chunk into the per-band, per-pair accumulators (in position order)."""
         positions, error, finite = chunk.positions, chunk.error, chunk.finite
         wrapped, amp = chunk.wrapped, chunk.amplitude
-        delta = wrapped
-        steps = None
-        if self.stream.contiguous:
-            # Unwrap along consecutive positions so a steady frequency error keeps growing past pi.
-            steps = self.buffers.take(delta.shape)
-            delta = unwrap(delta, self.last_delta, steps)
-            if finite is not None:
-                delta[~finite] = 0.0
-            self.last_delta = delta[-1:].copy()
-        p = positions.astype(np.float64)
-        if finite is None:
-            weight, squares = None, (p * p)[:, None]
-        else:
-            weight = finite.astype(np.float64)
-            squares = (p * p)[:, None] * weight
-        p = p[:, None]
-        if self.provisional_slope is None:
-            # Moments are taken about a first slope fitted on this chunk, so that a large, clean
-            # drift does not leave a cancellation floor (~1e-8 of the drift) in the residual.
-            total = np.broadcast_to(squares, delta.shape).sum(axis=0)
-            self.provisional_slope = (p * delta).sum(axis=0) / np.maximum(total, 1e-300)
-        residual = np.multiply(self.provisional_slope, p, out=self.buffers.take(delta.shape))
-        delta = np.subtract(delta, residual, out=residual)
-        if weight is not None:
-            delta *= weight
-        positions_column = p[:, 0]
+        moments = self.phase.moments(positions, wrapped, finite)
         magnitude = np.abs(wrapped, out=self.buffers.take(wrapped.shape))
         peak_error = self._maxima(positions, error, magnitude, amp)
         for band, start, stop in self._segments(positions):
-            rows = slice(start, stop)
-            self.s_pp[band] += squares[rows].sum(axis=0)
-            # p * delta summed down the rows, without the product array (the same sums)
-            self.s_pd[band] += np.einsum("i,ij->j", positions_column[rows], delta[rows])
-            self.s_dd[band] += np.einsum("ij,ij->j", delta[rows], delta[rows])
-            self.s_ww[band] += np.einsum("ij,ij->j", wrapped[rows], wrapped[rows])
-            self.n_valid[band] += (stop - start) if weight is None else weight[rows].sum(axis=0)
+            self.phase.fold(band, slice(start, stop), moments, wrapped)
             self.counts[band] += stop - start
-            self.nonfinite[band] += 0 if finite is None else int((~finite[rows]).sum())
+            self.nonfinite[band] += 0 if finite is None else int((~finite[start:stop]).sum())
         if self.first_unsafe is None and not peak_error <= self.tolerance:
             # only the chunk where the tolerance first fails is searched row by row
             unsafe = np.flatnonzero(~(error.max(axis=1) <= self.tolerance))
             self.first_unsafe = int(positions[unsafe[0]])
         self._extend_prefix(positions)
         self.native_dtype = self.chunk_dtype
-        self.buffers.give(wrapped, residual, magnitude, steps)
+        self.buffers.give(wrapped, magnitude, *moments.scratch)
 
     def _maxima(self, positions, error, magnitude, amp) -> float:
         """Fold the per-band, per-pair maxima and the plot bins' maxima of one chunk; return its
@@ -435,26 +403,9 @@ class _Run:
     # --- the summary ------------------------------------------------------------------------------
     def _finish(self, seconds: float, logits: dict | None = None) -> AuditResult:
         logits = self._logits() if logits is None else logits
-        omegas = self.schedule.omegas
-        total_pp, total_pd = self.s_pp.sum(axis=0), self.s_pd.sum(axis=0)
-        correction = total_pd / np.where(total_pp > 0, total_pp, np.inf)
-        slope = self.provisional_slope + correction
-        rotating = omegas > 0    # proportional RoPE's frequency-0 pairs have no relative error
-        with np.errstate(divide="ignore", invalid="ignore"):
-            relative = np.where(rotating, slope / np.where(rotating, omegas, 1.0), np.nan)
-        residual = self.s_dd - 2 * correction * self.s_pd + correction**2 * self.s_pp
-        count = np.maximum(self.n_valid, 1)
-        noise = np.sqrt(np.minimum(np.maximum(residual, 0) / count, self.s_ww / count))
-        # Standard error of a least-squares slope through the origin; a pair's frequency error
-        # counts as measured only when it stands four standard errors above the phase noise.
-        spread = np.maximum(residual.sum(axis=0), 0) / np.maximum(self.n_valid.sum(axis=0) - 1, 1)
-        stderr = np.where(rotating, np.sqrt(spread / np.where(total_pp > 0, total_pp, np.inf))
-                          / np.where(rotating, omegas, 1.0), np.nan)
-        # A pair whose phase is lost (residual noise of radians in some band: the unwrapping
-        # then random-walks) has no meaningful frequency; neither does one buried in noise.
-        with np.errstate(invalid="ignore"):
-            resolved = rotating & (np.abs(relative) > 4 * stderr) & (noise.max(axis=0) < _PHASE_LOST)
-        resolved_slope = np.where(resolved, np.abs(slope), 0.0)
+        phase = self.phase.fit(self.schedule.omegas)
+        relative, stderr, noise, resolved = phase.relative, phase.stderr, phase.noise, phase.resolved
+        resolved_slope = phase.resolved_slope
         amplitude = self.schedule.amplitude
         summaries = []
         for band, (lo, hi) in enumerate(self.bands):

@@ -22,7 +22,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from symrope.audit._dtypes import rounded, widen
+from symrope.audit._dtypes import round_to, rounded, widen
+from symrope.audit._models import pair_channels
 
 DISTANCES = (0, 1, 32, 1024)
 
@@ -35,7 +36,6 @@ def measure_logits(impl, config, schedule, dtype: str, bands, seed: int = 0, per
     value per band, None where nothing was measured), the sampled ``positions`` and their
     ``position_error`` (for the plot), and a description of the method.
     """
-    from symrope.audit._real import rotate_with_table
     from symrope.errors import UsageError
 
     if config.rope_type != "proportional" and config.rotary_dim % 2:
@@ -90,8 +90,7 @@ def measure_logits(impl, config, schedule, dtype: str, bands, seed: int = 0, per
     count = vectors
     slices = [slice(0, count), slice(count, 2 * count), slice(2 * count, 3 * count), slice(3 * count, 4 * count)]
 
-    first = np.arange(pairs) * 2 if impl.pairing == "interleaved" else np.arange(pairs)
-    second = first + 1 if impl.pairing == "interleaved" else first + pairs
+    first, second = pair_channels(pairs, impl.pairing)
     passive = np.setdiff1d(np.arange(head_dim), np.concatenate([first, second]))
 
     def exact_logits(q, k, distance):
@@ -146,3 +145,19 @@ def _unmeasured(bands, reason: str) -> dict:
     return {"logit_error": nothing, "logit_error_unit": list(nothing),
             "shift_violation": list(nothing), "positions": [], "position_error": [],
             "method": {"not_measured": reason}}
+
+
+def rotate_with_table(table_fn, x: np.ndarray, positions, dtype: str, pairing: str = "rotate_half"):
+    """Rotate ``x`` (n, vectors, head_dim) with a table ``(cos, sin)`` in float64, then round to dtype.
+
+    The stand-in for an apply function where an implementation only gives a table (the built-in
+    models): the rotation itself is exact, so the logits measure the table's error alone.
+    """
+    cos, sin = (widen(part) for part in table_fn(positions))
+    first, second = pair_channels(cos.shape[1], pairing)
+    narrow = rounded(np.asarray(x, dtype=np.float64), dtype)
+    out = narrow.copy()
+    a, b = narrow[..., first], narrow[..., second]
+    out[..., first] = a * cos[:, None, :] - b * sin[:, None, :]
+    out[..., second] = b * cos[:, None, :] + a * sin[:, None, :]
+    return round_to(out, dtype)

@@ -34,6 +34,24 @@ def numpy_dtype(dtype) -> np.dtype:
 validate_positions = check_positions
 
 
+def pair_channels(pairs: int, pairing: str) -> tuple[np.ndarray, np.ndarray]:
+    """The first and second channel of every pair: ``(2i, 2i+1)`` for ``"interleaved"`` (Meta,
+    RoFormer), ``(i, i + pairs)`` for ``"rotate_half"`` (GPT-NeoX, transformers).
+
+    Examples
+    ========
+    >>> [channels.tolist() for channels in pair_channels(3, "interleaved")]
+    [[0, 2, 4], [1, 3, 5]]
+    >>> [channels.tolist() for channels in pair_channels(3, "rotate_half")]
+    [[0, 1, 2], [3, 4, 5]]
+    """
+    if pairing == "interleaved":
+        first = np.arange(pairs) * 2
+        return first, first + 1
+    first = np.arange(pairs)
+    return first, first + pairs
+
+
 @dataclass
 class ImplModel:
     """A model of one framework's RoPE code path.

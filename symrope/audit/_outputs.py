@@ -60,7 +60,7 @@ def output_mismatch(rotate, reference_rotate, positions, vectors: np.ndarray, dt
     Examples
     ========
     >>> import numpy as np
-    >>> from symrope.audit._real import rotate_with_table
+    >>> from symrope.audit._logits import rotate_with_table
     >>> from symrope.audit._models import get_model
     >>> from symrope.schedules import RopeConfig
     >>> config = RopeConfig.from_options(head_dim=8, theta=10000)

@@ -80,7 +80,7 @@ def _decade_limits(axis, values) -> None:
     axis.set_ylim(10.0 ** low_decade, 10.0 ** high_decade)
 
 
-def plot_audits(results: list[AuditResult], path, title: str | None = None) -> Path:
+def plot_audits(results: list[AuditResult], path: str | Path, title: str | None = None) -> Path:
     """Write a PNG of every result's errors against position (log-log), one panel per metric.
 
     Parameters

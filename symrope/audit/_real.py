@@ -1,114 +1,125 @@
-"""Real RoPE code from installed libraries, audited through the library's own functions.
+"""The implementation protocol: what a real library's registry entry is and can do (``Library``).
 
-Every real implementation is a :class:`RealImpl`: it rotates vectors with the library's own
-apply function (``rotate``) in the model dtype, and its table ``(cos, sin)`` is what that function
-does to each pair's first unit vector: ``R(p) e_first = (cos, sin)`` in the pair's two channels.
-Nothing of the library is re-implemented here; only tensors are built and read back.
+Every real implementation is one subclass of :class:`Library`, found by the registry
+(:mod:`symrope.audit._libraries`). Its **class attributes** say what it is and what it can do;
+they are read without importing the library. An **instance** is the library's own module built
+for one schedule: it rotates vectors with the library's own apply function (``rotate``) in the
+model dtype, and its table ``(cos, sin)`` is what that function does to each pair's first unit
+vector, ``R(p) e_first = (cos, sin)`` in the pair's two channels. Nothing of the library is
+re-implemented; only tensors are built and read back.
 
-``REAL_IMPLS`` names each (``--impl NAME``); the builders import torch and the library lazily and
-turn a missing package into a one-line ``UsageError`` naming the pip extra.
+What an entry declares (class attributes; the registry checks them when it finds the entry):
+
+==================  ==========================================================================
+``name``            the ``--impl`` name (``symrope audit``, ``survey``, ``check``)
+``imports``         the import names it needs (``("torch", "torchtune")``); ``installed()``
+                    finds them with ``importlib.util.find_spec``, importing nothing
+``requirement``     its pip requirement, listed in the ``extra`` of ``pyproject.toml``
+``extra``           that extra (``"frameworks"``); a missing library's error names it
+``runs``            what runs (the docs' table of real implementations)
+``table_is``        what the audited table is (the same table)
+``fix_target``      the real code's dotted path and what to change there (the fix suggestion)
+``pairing``         ``"interleaved"`` (pair i is channels 2i, 2i+1) or ``"rotate_half"`` (i, i+d/2)
+``rope_types``      the rope types it expresses (None: any); ``partial_rotary``: whether it
+                    rotates a part of the head. ``cannot_express(config)`` says why not, and
+                    ``fallback(config)`` is plain RoPE of the same head_dim and theta, with a note
+``build_options``   the options ``build`` takes besides the schedule (transformers' knobs)
+``survey_cost``     the survey's expected cost (relative; the pool starts the costly first)
+``surveyed``        whether ``symrope survey`` runs it by default; ``variants``: more survey rows,
+                    name -> build options (``hf-transformers+fix``)
+``lift``            how ``symrope check --impl`` lifts it: ``"schedule"`` (``lift_target`` hands
+                    the lift ``(q, k, positions) -> (q_rot, k_rot)``), ``"hf-config"`` (the
+                    lift reads transformers' code for a config), or None (not liftable);
+                    ``lift_help``, ``lift_description``, ``lift_aliases`` name it there
+==================  ==========================================================================
+
+What an instance does (the audit's side): ``table(positions, config, dtype, seq_len)``,
+``rotate(x, positions, dtype)`` (through ``_rotate``, the one method an entry must write),
+``summary``, ``explanation(dtype)``, ``notes``, ``fix`` (the implementation that re-audits the
+suggested fix), ``prepare(max_position)`` (before the first table), ``phase_reference()`` (the
+same module without its knobs, or None).
 """
 
 from __future__ import annotations
 
-import contextlib
-import importlib
-import os
-import threading
+import importlib.util
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import Any, Callable, ClassVar
 
 import numpy as np
 
-from symrope.audit._models import dtype_name, validate_positions
+from symrope.audit._models import dtype_name, pair_channels, validate_positions
+from symrope.audit._torch import TORCH_DTYPE_NAMES, import_library, library_call
 from symrope.errors import UsageError
 from symrope.schedules import RopeConfig
 
-#: The pip extra that installs every real library the audit runs.
-EXTRA = "symrope[frameworks]"
-TORCH_DTYPE_NAMES = {"bf16": "bfloat16", "fp16": "float16", "fp32": "float32", "fp64": "float64"}
+__all__ = ["Library", "LiftTarget", "position_runs", "theta_argument"]
+
 _CHUNK = 1 << 15   # positions per library call: bounded memory
 
 
-def import_library(module: str, what: str):
-    """``importlib.import_module(module)``, or a one-line UsageError naming the pip extra."""
-    if module.startswith("keras"):
-        os.environ.setdefault("KERAS_BACKEND", "torch")
-    try:
-        return importlib.import_module(module)
-    except ImportError as error:
-        raise UsageError(f"--impl {what} needs {module.split('.')[0]}, which does not import here "
-                         f"({_first_line(error)}): pip install '{EXTRA}'") from None
-    except Exception as error:  # noqa: BLE001 - a broken install (e.g. a mismatched dependency)
-        raise UsageError(f"--impl {what}: importing {module} failed ({type(error).__name__}: "
-                         f"{_first_line(error)}): pip install '{EXTRA}'") from None
+@dataclass(frozen=True)
+class LiftTarget:
+    """A library's rotary code as the lift takes it: ``function(q, k, positions) -> (q_rot,
+    k_rot)`` on torch tensors of shape ``(batch, heads, tokens, head_dim)``, and what the lift
+    reports beside it (the module's float frequencies, the exact schedule they stand for)."""
+
+    function: Callable[..., Any]
+    head_dim: int
+    name: str
+    position_dims: int = 1
+    frequencies: Any = None
+    schedule: RopeConfig | None = None
 
 
-_ONE_THREAD_LOCK = threading.Lock()
-_one_thread_users = [0, None]     # how many calls are inside, torch's thread count before them
+class Library(ABC):
+    """A real library's RoPE: a registry entry (class attributes) and, built for one schedule,
+    the module audited through its own code (see the module docstring for every attribute)."""
 
+    name: ClassVar[str]
+    imports: ClassVar[tuple[str, ...]]
+    requirement: ClassVar[str]
+    extra: ClassVar[str] = "frameworks"
+    runs: ClassVar[str]
+    table_is: ClassVar[str]
+    fix_target: ClassVar[str | None] = None
+    pairing: ClassVar[str] = "rotate_half"
+    rope_types: ClassVar[tuple[str, ...] | None] = None
+    partial_rotary: ClassVar[bool] = True
+    build_options: ClassVar[frozenset[str]] = frozenset()
+    survey_cost: ClassVar[int] = 1
+    surveyed: ClassVar[bool] = True
+    variants: ClassVar[dict[str, dict]] = {}
+    lift: ClassVar[str | None] = None
+    lift_help: ClassVar[str | None] = None          # None: the name; "": named with another
+    lift_description: ClassVar[str] = ""
+    lift_aliases: ClassVar[dict[str, str]] = {}     # another --impl spelling -> its description
 
-@contextlib.contextmanager
-def library_call(torch):
-    """``torch.no_grad()`` on one intra-op thread, for every call into a library's code.
-
-    The audit already runs the table beside its own threads (the reference, the fold); torch's
-    own pool of threads would spin against them (2-3x the CPU for the same table on two cores).
-    The thread count is restored when the last concurrent call leaves.
-    """
-    with _ONE_THREAD_LOCK:
-        if _one_thread_users[0] == 0:
-            _one_thread_users[1] = torch.get_num_threads()
-            torch.set_num_threads(1)
-        _one_thread_users[0] += 1
-    try:
-        with torch.no_grad():
-            yield
-    finally:
-        with _ONE_THREAD_LOCK:
-            _one_thread_users[0] -= 1
-            if _one_thread_users[0] == 0:
-                torch.set_num_threads(_one_thread_users[1])
-
-
-def tensor_to_numpy(torch, tensor) -> np.ndarray:
-    """A CPU tensor as numpy in its own dtype; bf16 by viewing its bits as ``ml_dtypes.bfloat16``
-    (exact, no conversion pass)."""
-    tensor = tensor.detach().cpu().contiguous()
-    if tensor.dtype == torch.bfloat16:
-        import ml_dtypes
-
-        return tensor.view(torch.int16).numpy().view(ml_dtypes.bfloat16)
-    return tensor.numpy()
-
-
-def _first_line(error: BaseException) -> str:
-    text = str(error).strip()
-    return text.splitlines()[0][:160] if text else type(error).__name__
-
-
-class RealImpl:
-    """A real library's RoPE behind ``table(positions, config, dtype)`` and ``rotate``.
-
-    Subclasses set ``name``, ``summary``, ``explanation``, ``fix_target``, ``pairing``
-    (``"interleaved"``: pair i is channels 2i, 2i+1; ``"rotate_half"``: i and i + rotary_dim/2)
-    and implement ``_rotate(x, positions)`` on a torch tensor ``x`` of shape (n, heads, head_dim)
-    in the model dtype, returning the rotated tensor of the same shape.
-    """
-
+    # what the audit reads off an instance
+    summary = ""
     fix = "fp64-angle"
     default_dtype = "bf16"
     user_supplied = False
-    pairing = "rotate_half"
-    fix_target = None
-    rope_types: tuple[str, ...] | None = None   # the rope types the library expresses (None: any)
-    partial_rotary = True                       # False: it rotates the whole head only
+    scaled_table = False
+    notes: tuple[str, ...] | list[str] = ()   # what was audited instead of what was asked
 
-    def __init__(self, rope_config: RopeConfig):
+    def __init__(self, rope_config: RopeConfig) -> None:
         self._check_expressible(rope_config)
-        self.torch = import_library("torch", self.name)
+        self.torch = import_library("torch", self.name, self.extra)
         self.rope_config = rope_config
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name}>"
+
+    # --- the entry: read without importing the library -------------------------------------------
+    @classmethod
+    def installed(cls) -> bool:
+        """Whether every module of ``imports`` can be found (nothing is imported)."""
+        try:
+            return all(importlib.util.find_spec(module) is not None for module in cls.imports)
+        except (ImportError, ValueError):   # a parent package that does not import
+            return False
 
     @classmethod
     def cannot_express(cls, config: RopeConfig) -> str | None:
@@ -120,8 +131,34 @@ class RealImpl:
                     f"{config.rotary_dim} of {config.head_dim}) is not expressible")
         return None
 
+    @classmethod
+    def fallback(cls, config: RopeConfig) -> tuple[RopeConfig, str | None]:
+        """``config``, or, where the library cannot express it, plain RoPE of the same head
+        dimension and base, with the note that says so (UsageError if neither is expressible)."""
+        reason = cls.cannot_express(config)
+        if reason is None:
+            return config, None
+        plain = RopeConfig.from_options(head_dim=config.head_dim, theta=config.theta)
+        if cls.cannot_express(plain) is not None:
+            raise UsageError(reason)
+        return plain, (f"{reason}: audited with plain RoPE of the same head_dim and theta instead "
+                       f"(give --rope-scaling/--config it can express to choose)")
+
+    @classmethod
+    def build(cls, config: RopeConfig, **options: Any) -> "Library":
+        """The library's module built for ``config`` (UsageError if it cannot express it).
+
+        ``options`` are those of ``build_options`` (the registry refuses any other first)."""
+        return cls(config, **options)
+
+    @classmethod
+    def lift_target(cls, config: RopeConfig) -> LiftTarget:
+        """The library's code for ``config`` as the lift takes it (entries with ``lift =
+        "schedule"`` define it)."""
+        raise UsageError(f"{cls.name} cannot be lifted (symrope check --impl)")
+
+    # --- the instance: the module built for one schedule -----------------------------------------
     def _check_expressible(self, config: RopeConfig) -> None:
-        """UsageError when the library cannot express ``config`` (before anything is imported)."""
         reason = self.cannot_express(config)
         if reason is not None:
             raise UsageError(reason)
@@ -129,16 +166,26 @@ class RealImpl:
     def explanation(self, dtype: str) -> str:  # overridden per library
         return ""
 
+    def prepare(self, max_position: int) -> None:
+        """Called once before the first table with the largest position to come (a library
+        whose table depends on the whole sequence fixes it here); most need nothing."""
+        return None
+
+    def phase_reference(self) -> "Library | None":
+        """The same module without its knobs (a knob's effect on the rotated outputs is
+        measured against it); None where there are no knobs."""
+        return None
+
     def channels(self) -> tuple[np.ndarray, np.ndarray]:
         """The first and second channel of every pair, in the library's layout."""
-        pairs = self.rope_config.rotary_dim // 2
-        if self.pairing == "interleaved":
-            first = np.arange(pairs) * 2
-            return first, first + 1
-        first = np.arange(pairs)
-        return first, first + pairs
+        return pair_channels(self.rope_config.rotary_dim // 2, self.pairing)
 
-    def rotate(self, x: np.ndarray, positions, dtype: str | None = None) -> np.ndarray:
+    @abstractmethod
+    def _rotate(self, x, positions):
+        """Rotate the torch tensor ``x`` (n, heads, head_dim), in the model dtype, at the numpy
+        ``positions`` (n,) with the library's own code; the rotated tensor, of the same shape."""
+
+    def rotate(self, x: np.ndarray, positions: np.ndarray, dtype: str | None = None) -> np.ndarray:
         """Rotate ``x`` (n, vectors, head_dim) at ``positions`` (n,) with the library's own code.
 
         ``x`` is rounded to the model dtype first (as activations are); the result comes back in
@@ -160,7 +207,7 @@ class RealImpl:
             return np.empty(x.shape, dtype=np.float32)
         return np.concatenate(parts)
 
-    def table(self, positions, config: RopeConfig | None = None, dtype: str | None = None,
+    def table(self, positions: np.ndarray, config: RopeConfig | None = None, dtype: str | None = None,
               seq_len: int | None = None) -> tuple[np.ndarray, np.ndarray]:
         """``(cos, sin)`` per pair: the library's rotation of each pair's first unit vector."""
         if seq_len is not None:
@@ -176,55 +223,22 @@ class RealImpl:
         return rotated[:, first], rotated[:, second]
 
 
-def _builders():
-    from symrope.audit import _real_libs
+def position_runs(positions: np.ndarray) -> list[tuple[int, int, int]]:
+    """(start index, stop index, first position) of each run of consecutive positions.
 
-    return {
-        "torchtune": _real_libs.TorchtuneImpl,
-        "rotary-embedding-torch": _real_libs.RotaryEmbeddingTorchImpl,
-        "rotary-embedding-torch-xpos": _real_libs.RotaryEmbeddingTorchXposImpl,
-        "keras-hub": _real_libs.KerasHubImpl,
-        "timm": _real_libs.TimmImpl,
-    }
-
-
-#: ``--impl`` names of the real libraries besides ``hf-transformers``.
-REAL_IMPLS = ("torchtune", "rotary-embedding-torch", "rotary-embedding-torch-xpos", "keras-hub", "timm")
-
-
-def cannot_express(name: str, rope_config: RopeConfig) -> str | None:
-    """Why the real library ``name`` cannot express ``rope_config`` (None: it can)."""
-    builders = _builders()
-    if name not in builders:
-        raise UsageError(f"unknown real implementation {name!r} (one of: {', '.join(builders)})")
-    return builders[name].cannot_express(rope_config)
-
-
-def real_impl(name: str, rope_config: RopeConfig) -> RealImpl:
-    """The real library ``name`` set up for ``rope_config`` (UsageError if it cannot express it)."""
-    builders = _builders()
-    if name not in builders:
-        raise UsageError(f"unknown real implementation {name!r} (one of: {', '.join(builders)})")
-    return builders[name](rope_config)
-
-
-def rotate_with_table(table_fn, x: np.ndarray, positions, dtype: str, pairing: str = "rotate_half"):
-    """Rotate ``x`` (n, vectors, head_dim) with a table ``(cos, sin)`` in float64, then round to dtype.
-
-    The stand-in for an apply function where an implementation only gives a table (the built-in
-    models): the rotation itself is exact, so the logits measure the table's error alone.
+    Examples
+    ========
+    >>> import numpy as np
+    >>> position_runs(np.array([3, 4, 5, 9, 10]))
+    [(0, 3, 3), (3, 5, 9)]
     """
-    from symrope.audit._dtypes import round_to, rounded, widen
+    cuts = np.flatnonzero(np.diff(positions) != 1) + 1
+    starts = np.concatenate([[0], cuts]).astype(int)
+    stops = np.concatenate([cuts, [positions.size]]).astype(int)
+    return [(int(a), int(b), int(positions[a])) for a, b in zip(starts, stops)]
 
-    cos, sin = (widen(part) for part in table_fn(positions))
-    pairs = cos.shape[1]
-    if pairing == "interleaved":
-        first, second = np.arange(pairs) * 2, np.arange(pairs) * 2 + 1
-    else:
-        first, second = np.arange(pairs), np.arange(pairs) + pairs
-    narrow = rounded(np.asarray(x, dtype=np.float64), dtype)
-    out = narrow.copy()
-    a, b = narrow[..., first], narrow[..., second]
-    out[..., first] = a * cos[:, None, :] - b * sin[:, None, :]
-    out[..., second] = b * cos[:, None, :] + a * sin[:, None, :]
-    return round_to(out, dtype)
+
+def theta_argument(config: RopeConfig) -> int | float:
+    """The schedule's base as the libraries' own defaults are typed (``10000``, not ``10000.0``)."""
+    theta = float(config.theta)
+    return int(theta) if theta.is_integer() else theta

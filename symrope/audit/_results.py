@@ -10,6 +10,7 @@ import mpmath
 import numpy as np
 
 from symrope.audit._models import ImplModel, get_model
+from symrope.audit._real import Library
 from symrope.audit._reference import Certificate, Reference, certification_sample
 from symrope.errors import UsageError
 from symrope.schedules import RopeConfig, attention_factor, inv_freq
@@ -24,7 +25,7 @@ DEFAULT_TOLERANCE = 2.0**-8
 
 @dataclass(frozen=True)
 class Implementation:
-    """Anything audited: a built-in model, a user's function, or the real HF class.
+    """Anything audited: a built-in model, a user's function, or a real library.
 
     ``table(positions, config, dtype, seq_len)`` returns ``(cos, sin)`` of shape (n, pairs).
     ``user_supplied`` implementations get bad output reported as a UsageError (exit 2).
@@ -46,7 +47,8 @@ class Implementation:
 
 
 def as_implementation(target: "str | ImplModel | Implementation | Any") -> Implementation:
-    """Wrap a built-in model name, an :class:`ImplModel`, or any object with ``.table``."""
+    """Wrap a built-in model name, an :class:`ImplModel`, a real :class:`~symrope.audit.Library`,
+    or any object with ``.table``."""
     if isinstance(target, Implementation):
         return target
     if isinstance(target, str):
@@ -56,6 +58,14 @@ def as_implementation(target: "str | ImplModel | Implementation | Any") -> Imple
                               explanation=target.explain, fix=target.fix,
                               default_dtype=target.default_dtype, user_supplied=False,
                               fix_target=target.fix_target, pure=target.pure)
+    if isinstance(target, Library):   # the protocol: every attribute is declared
+        return Implementation(name=target.name, table=target.table, summary=target.summary,
+                              explanation=target.explanation, fix=target.fix,
+                              default_dtype=target.default_dtype, user_supplied=False,
+                              fix_target=target.fix_target, rotate=target.rotate,
+                              pairing=target.pairing, scaled_table=target.scaled_table,
+                              phase_reference=target.phase_reference)
+    # anything else with a table (a user's object): read what it has
     if not callable(getattr(target, "table", None)):
         raise UsageError(f"{target!r} is not an implementation (it has no table method)")
     explanation = getattr(target, "explanation", "") or ""

@@ -31,19 +31,21 @@ from typing import Sequence
 
 import numpy as np
 
+from symrope.audit._libraries import resolve_implementation, survey_cost, surveyed_names
 from symrope.audit._models import MODELS
-from symrope.audit._real import REAL_IMPLS
 from symrope.audit._results import DEFAULT_TOLERANCE
+from symrope.audit._real import Library
 from symrope.errors import UsageError
 from symrope.schedules import RopeConfig
 
 DENSE = 8192
 PER_BAND = 4096
 TAIL = 256
+#: How positions are sampled (the ``sampling`` record of ``symrope survey --json``).
+SAMPLING = {"dense_below": DENSE, "per_band_random": PER_BAND, "per_band_tail": TAIL}
 DTYPES = ("bf16", "fp16", "fp32")
-#: The real implementations surveyed by default: the HF class, as shipped and patched, and the rest.
-SURVEYED = ("hf-transformers", "hf-transformers+fix", *REAL_IMPLS)
-_EXPLAINING_MODELS = ("hf", "meta", "vllm", "llamacpp", "neox-fp16", "recurrence")
+#: The built-in models ``--with-models`` adds (explanations of the real rows).
+EXPLAINING_MODELS = ("hf", "meta", "vllm", "llamacpp", "neox-fp16", "recurrence")
 _MARKS = (8191, 131071, 1048575)
 
 
@@ -96,7 +98,7 @@ def _survey_rows(name, config, positions, tolerance, seed, report) -> list[dict]
     started = time.perf_counter()
     try:
         impl = _build(name, config)
-        if hasattr(impl, "prepare"):
+        if isinstance(impl, Library):
             impl.prepare(int(positions[-1]))
     except UsageError as error:
         for dtype in DTYPES:
@@ -215,19 +217,15 @@ class _RowBars:
             bar.close()
 
 
+def survey_names() -> tuple[str, ...]:
+    """Every name a survey row may have: the surveyed libraries (variants included), the models."""
+    return (*surveyed_names(), *MODELS)
+
+
 def _build(name, config):
-    if name in ("hf-transformers", "hf-transformers+fix"):
-        from symrope.audit._hf import hf_transformers_impl
-
-        return hf_transformers_impl(dict(config.hf_dict(), model_type="llama"),
-                                    fixed=name.endswith("+fix"))
-    if name in REAL_IMPLS:
-        from symrope.audit._real import real_impl
-
-        return real_impl(name, config)
-    if name in MODELS:
-        return name
-    raise UsageError(f"unknown implementation {name!r} (one of: {', '.join((*SURVEYED, *MODELS))})")
+    if name not in survey_names():
+        raise UsageError(f"unknown implementation {name!r} (one of: {', '.join(survey_names())})")
+    return resolve_implementation(name, config)
 
 
 def _row(result, positions, seconds) -> dict:
@@ -278,7 +276,7 @@ def survey(names: Sequence[str], config: RopeConfig, max_position: int, toleranc
                 updates = manager.Queue() if progress else None
                 report = None if updates is None else _QueueReport(updates)
                 futures = [pool.submit(_survey_impl, name, config, positions, tolerance, seed, report)
-                           for name in sorted(names, key=_expected_cost, reverse=True)]
+                           for name in sorted(names, key=survey_cost, reverse=True)]
                 pending = set(futures)
                 while pending:
                     # a task posts its last update before it returns: the last drain has them all
@@ -294,10 +292,6 @@ def survey(names: Sequence[str], config: RopeConfig, max_position: int, toleranc
     return rows
 
 
-def _expected_cost(name: str) -> int:
-    return {"torchtune": 3, "keras-hub": 2, "hf-transformers": 2, "hf-transformers+fix": 2}.get(name, 1)
-
-
 def _format_safe(safe: dict) -> str:
     if safe["at_most"] is None:
         return f">= {safe['at_least']}"
@@ -306,8 +300,8 @@ def _format_safe(safe: dict) -> str:
     return f"{safe['at_least']}..{safe['at_most']}"
 
 
-def table(rows: list[dict], tolerance: float) -> list[str]:
-    """The terminal table."""
+def survey_table(rows: list[dict], tolerance: float) -> list[str]:
+    """The survey's terminal table."""
     from symrope.audit._report import _align
 
     header = ["impl", "dtype", "safe context", "max|err| <=8K", "<=128K", "<=1M", "logit err",
@@ -328,7 +322,8 @@ def table(rows: list[dict], tolerance: float) -> list[str]:
     return _align(lines)
 
 
-def _plot(rows, path, tolerance, config):
+def plot_survey(rows: list[dict], path: str, tolerance: float, config: RopeConfig) -> None:
+    """``symrope survey --plot FILE``: max |err| against position, one line per row."""
     from symrope.audit._plot import pyplot_for
 
     pyplot, path = pyplot_for(path)

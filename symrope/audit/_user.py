@@ -27,11 +27,12 @@ import importlib.util
 import inspect
 import sys
 from pathlib import Path
+from typing import Any, Callable
 
 import ml_dtypes
 import numpy as np
 
-from symrope.audit._models import DTYPES, dtype_name, validate_positions
+from symrope.audit._models import DTYPES, dtype_name, pair_channels, validate_positions
 from symrope.errors import UsageError
 from symrope.schedules import RopeConfig
 
@@ -90,7 +91,7 @@ class UserImpl:
 
     fix = None
 
-    def __init__(self, spec: str, function, kind: str):
+    def __init__(self, spec: str, function: Callable[..., Any], kind: str) -> None:
         self.name = spec
         self.kind = kind
         self._function = function
@@ -107,14 +108,14 @@ class UserImpl:
         return f"<UserImpl {self.name} ({self.kind})>"
 
     @classmethod
-    def from_callable(cls, function, name: str, kind: str = "auto") -> "UserImpl":
+    def from_callable(cls, function: Callable[..., Any], name: str, kind: str = "auto") -> "UserImpl":
         """A function already in hand (``symrope check --impl ... --audit`` audits the callable
         it lifted), not loaded from a spec."""
         if not callable(function):
             raise UsageError(f"{name} is not callable (it is a {type(function).__name__})")
         return cls(name, function, _kind(function, kind))
 
-    def table(self, positions, config: RopeConfig, dtype: str | None = None,
+    def table(self, positions: np.ndarray, config: RopeConfig, dtype: str | None = None,
               seq_len: int | None = None) -> tuple[np.ndarray, np.ndarray]:
         """``(cos, sin)``, each ``(n, rotary_dim // 2)``, in the dtype the user's code returned.
 
@@ -155,8 +156,7 @@ class UserImpl:
         pairs = config.pairs
         if self.pairing is None:
             self.pairing = self._detect_pairing(config, dtype)
-        first = np.arange(pairs) * 2 if self.pairing == "interleaved" else np.arange(pairs)
-        second = first + 1 if self.pairing == "interleaved" else first + pairs
+        first, second = pair_channels(pairs, self.pairing)
         x = np.zeros((positions.shape[0], config.head_dim), dtype=np.float32)
         x[:, first] = 1.0  # each pair's first channel: R(p) maps it to (cos, sin)
         rotated = self._apply(x, positions, dtype, config)

@@ -139,7 +139,7 @@ class _State:
     def __init__(self, module):
         import torch
 
-        from symrope.audit._hf import _inv_freq_buffer, rope_config_of
+        from symrope.audit._hf_config import inv_freq_buffer, rope_config_of
 
         self.layer_types = getattr(module, "layer_types", None)
         self.configs = {}
@@ -151,7 +151,7 @@ class _State:
             tolerance = 4e-6 if stored is None or stored.dtype in (torch.float32, torch.float64) \
                 else 4 * torch.finfo(stored.dtype).eps
             self.configs[layer_type], _ = rope_config_of(
-                module.config, layer_type, _inv_freq_buffer(module, layer_type),
+                module.config, layer_type, inv_freq_buffer(module, layer_type),
                 type(module).__name__, tolerance)
         self.original = getattr(module, "original_max_seq_len", None) or \
             module.config.max_position_embeddings

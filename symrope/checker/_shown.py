@@ -33,7 +33,7 @@ class Shown(str):
         return Shown, (str(self), self.exact)
 
 
-def exact_of(value):
+def exact_of(value: object) -> sp.Basic | list:
     """The exact value behind a report entry: ``.exact`` of a :class:`Shown`, a SymPy object or
     a Python number as it is, lists entry by entry. Text without its value is refused, never
     parsed (``sympify`` of a string evaluates Python)."""

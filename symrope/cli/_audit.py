@@ -10,17 +10,15 @@ import numpy as np
 
 from symrope._parse import integer_option, real_option
 from symrope.cli._common import ArgumentParser, dump_json, output_file
-from symrope.audit._driver import audit
-from symrope.audit._results import DEFAULT_TOLERANCE, AuditOptions, exact_schedule
-from symrope.audit._models import MODELS, get_model
-from symrope.audit._real import EXTRA, REAL_IMPLS
-from symrope.audit._reference import MAX_POSITION, REFERENCE_TOLERANCE
-from symrope.audit._report import COLUMN_MEANINGS, AuditReport, fix_helps
-from symrope.errors import InternalError, UsageError
+from symrope.audit import (COLUMN_MEANINGS, DEFAULT_LIBRARY, DEFAULT_TOLERANCE, EXTRA,
+                           MAX_POSITION, MODELS, AuditOptions, Library, audit_report,
+                           default_implementation, fallback_schedule, library_names,
+                           resolve_implementation)
+from symrope.errors import UsageError
 from symrope.schedules import RopeConfig, llama31_8b
 
 _DEFAULT_MAX_POSITION = 2**20 - 1   # the last position of a 1M-token context
-_HF_CLASS = "hf-transformers"
+_HF_CLASS = DEFAULT_LIBRARY          # the real transformers class: the knobs act on it
 _LARGEST_CONTIGUOUS = 2**32   # every position is streamed: about 5 CPU-hours at 64 pairs
 
 
@@ -36,7 +34,7 @@ def _parser() -> ArgumentParser:
         epilog="columns of the band table: " + "; ".join(
             f"{name}: {meaning}" for name, meaning in COLUMN_MEANINGS))
     parser.add_argument("--impl", default=None, metavar="NAME|module:function",
-                        help=f"a real library run through its own code ({', '.join((_HF_CLASS, *REAL_IMPLS))}; "
+                        help=f"a real library run through its own code ({', '.join(library_names())}; "
                              f"pip install '{EXTRA}'), a built-in model ({', '.join(MODELS)}: "
                              f"explanations of why), or your own module:function / file.py:function "
                              f"(default: {_HF_CLASS}, the real class, when transformers is installed; "
@@ -136,7 +134,7 @@ def check_rope_config(document: dict, source: str) -> None:
         import transformers
         from transformers.models.auto.configuration_auto import CONFIG_MAPPING_NAMES
 
-        from symrope.audit._hf import _rotary_class
+        from symrope.audit import hf_rotary_class
     except Exception:  # noqa: BLE001 - without transformers the keys decide
         transformers = None
     if transformers is not None and model_type is not None and model_type not in CONFIG_MAPPING_NAMES:
@@ -151,7 +149,7 @@ def check_rope_config(document: dict, source: str) -> None:
                              "position embeddings and no rope parameters")
         return
     try:
-        _rotary_class(transformers, model_type)
+        hf_rotary_class(transformers, model_type)
     except UsageError:
         raise UsageError(f"not a RoPE config: {source} (model_type {model_type!r}) has no rotary "
                          "embedding in transformers") from None
@@ -200,71 +198,6 @@ def rope_scaling_argument(args) -> dict | None:
     return scaling
 
 
-def implementation_names() -> tuple[str, ...]:
-    """Every ``--impl`` name: the real libraries first, then the built-in models."""
-    return (_HF_CLASS, *REAL_IMPLS, *MODELS)
-
-
-def default_impl() -> tuple[str, str | None]:
-    """The default ``--impl``: the real transformers class where it imports, else its model
-    ``hf``, with the note that says so (the report prints it in its header)."""
-    from symrope.audit._real import import_library
-
-    try:
-        import_library("torch", _HF_CLASS)
-        import_library("transformers", _HF_CLASS)
-    except UsageError:
-        return "hf", (f"torch and transformers do not both import here, so this is the built-in "
-                      f"model hf of transformers' rotary class, not the class itself (pip install "
-                      f"'{EXTRA}' to audit the real one)")
-    return _HF_CLASS, None
-
-
-def fallback_schedule(name: str, config: RopeConfig) -> tuple[RopeConfig, str | None]:
-    """``config``, or, where the real library ``name`` cannot express it, plain RoPE of the same
-    head dimension and base, with the note that says so."""
-    from symrope.audit._real import cannot_express
-
-    reason = cannot_express(name, config)
-    if reason is None:
-        return config, None
-    plain = RopeConfig.from_options(head_dim=config.head_dim, theta=config.theta)
-    reason_plain = cannot_express(name, plain)
-    if reason_plain is not None:
-        raise UsageError(reason)
-    return plain, (f"{reason}: audited with plain RoPE of the same head_dim and theta instead "
-                   f"(give --rope-scaling/--config it can express to choose)")
-
-
-def resolve_impl(name: str, hf_config: dict | None, config: RopeConfig | None = None, args=None,
-                 fixed: bool = False):
-    """A built-in model, a real library (torch & co. imported only then), or ``module:function``."""
-    knobs = {key: getattr(args, key, None) for key in ("cast_module", "autocast", "tf32")}
-    if any(knobs.values()) and name != _HF_CLASS:
-        raise UsageError(f"--cast-module/--autocast/--tf32 act on --impl {_HF_CLASS}, not {name!r}")
-    if name == _HF_CLASS:
-        from symrope.audit._hf import hf_transformers_impl  # imports torch: only when asked
-
-        model_type = getattr(args, "model_type", None)
-        if model_type is not None:
-            return hf_transformers_impl(None, model_type, rope_scaling_argument(args),
-                                        fixed=fixed, **knobs)
-        document = hf_config if hf_config is not None else dict(config.hf_dict(), model_type="llama")
-        return hf_transformers_impl(document, fixed=fixed, **knobs)
-    if name in REAL_IMPLS:
-        from symrope.audit._real import real_impl
-
-        return real_impl(name, config)
-    if name in MODELS:
-        return get_model(name)
-    if ":" not in name:
-        raise UsageError(f"unknown implementation {name!r} (one of: {', '.join(implementation_names())}; "
-                         f"or your own module:function / file.py:function)")
-    from symrope.audit._user import load_user_impl
-
-    return load_user_impl(name)
-
-
 def main(argv: list[str]) -> int:
     """Run ``symrope audit``; returns the exit code (bad input raises UsageError: exit 2)."""
     args = _parser().parse_args(argv)
@@ -272,11 +205,11 @@ def main(argv: list[str]) -> int:
     notes = []
     hf_knobs = args.model_type is not None or args.fix or args.cast_module or args.autocast or args.tf32
     if args.impl is None:
-        args.impl, note = (_HF_CLASS, None) if hf_knobs else default_impl()
+        args.impl, note = (_HF_CLASS, None) if hf_knobs else default_implementation()
         notes += [note] if note else []
     schedule_flags = (args.config is not None or args.head_dim is not None or args.theta is not None
                       or args.rope_scaling is not None)
-    if args.impl in REAL_IMPLS and not schedule_flags:
+    if args.impl in library_names() and config is not None and not schedule_flags:
         config, note = fallback_schedule(args.impl, config)
         notes += [note] if note else []
     if args.positions is not None and args.max_position is not None:
@@ -294,56 +227,37 @@ def main(argv: list[str]) -> int:
                          f"not with --impl {args.impl}")
     if args.fix and args.impl != _HF_CLASS:
         raise UsageError(f"--fix patches the real transformers class: use it with --impl {_HF_CLASS}")
-    primary = resolve_impl(args.impl, hf_config, config, args, fixed=args.fix)
-    if args.impl == _HF_CLASS:
-        # the schedule the class builds is the audited one (read off its inv_freq buffer)
+    # what the primary is built from; the suggested fix is built from the same
+    request = {"hf_config": hf_config, "model_type": args.model_type,
+               "rope_scaling": rope_scaling_argument(args) if args.model_type else None,
+               "cast_module": args.cast_module, "autocast": args.autocast, "tf32": args.tf32}
+    primary = resolve_implementation(args.impl, config, fixed=args.fix, **request)
+    if isinstance(primary, Library):
+        # the schedule the library builds is the audited one (transformers': read off its inv_freq)
         config = primary.rope_config
-        notes += list(getattr(primary, "notes", []))
+        notes += list(primary.notes)
     top_position = int(positions.max()) if positions is not None else (
         _DEFAULT_MAX_POSITION if args.max_position is None else args.max_position)
     # each implementation once: the primary is not compared with itself, nor a name twice
     compare_names = [name for name in dict.fromkeys(args.compare) if name != args.impl]
-    others = [resolve_impl(name, hf_config, config) for name in compare_names]
+    others = [resolve_implementation(name, config, hf_config=hf_config) for name in compare_names]
     for impl in (primary, *others):
-        if hasattr(impl, "prepare"):
+        if isinstance(impl, Library):
             impl.prepare(top_position)
     options = AuditOptions(
         max_position=_DEFAULT_MAX_POSITION if args.max_position is None else args.max_position,
         positions=positions, dtype=args.dtype, tolerance=args.tolerance, seed=args.seed,
         seq_len=args.seq_len or None, progress=None if not args.json else False)
-    schedule = exact_schedule(config, options.seq_len)
-    top = int(positions.max()) if positions is not None else options.max_position
-    certificate = schedule.certify(top, seed=args.seed)
-    if not certificate.holds():
-        raise InternalError(f"the reference's certified error {certificate.max_error:.3g} exceeds "
-                            f"{REFERENCE_TOLERANCE:g}: refusing to report against it")
-    result = audit(primary, config, options, schedule)
-    compared = [audit(other, config, options, schedule) for other in others]
-    fix, fix_note = None, None
-    if result.fix and not args.no_fix and result.fix not in (args.impl, *compare_names):
-        if result.fix == "hf-transformers+fix":
-            fix_impl = resolve_impl(_HF_CLASS, hf_config, config, args, fixed=True)
-        else:
-            fix_impl = get_model(result.fix)
-        if result.first_failure is None:
-            fix_note = (f"no fix suggested: the error stays within the tolerance "
-                        f"{result.tolerance:.3g} at every audited position")
-        else:
-            fix_options = AuditOptions(**{**vars(options), "dtype": result.dtype})
-            candidate = audit(fix_impl, config, fix_options, schedule)
-            if fix_helps(result, candidate):
-                fix = candidate
-            else:
-                fix_note = (f"no fix suggested: {result.fix} ({result.dtype}) does not lengthen the "
-                            f"safe context nor gain a correct bit here (the dtype's own "
-                            f"rounding dominates)")
-    report = AuditReport(primary=result, certificate=certificate, seed=args.seed,
-                         config=hf_config if hf_config is not None else config.hf_dict(),
-                         compared=compared, fix=fix, fix_note=fix_note, notes=notes)
+    report = audit_report(
+        primary, config, options, compared=others, skip_fix=(args.impl, *compare_names),
+        build_fix=None if args.no_fix else
+        (lambda name: resolve_implementation(name, config, **request)),
+        config_document=hf_config, notes=notes)
     if args.plot:
-        from symrope.audit._plot import plot_audits
+        from symrope.audit import plot_audits
 
-        written = plot_audits([result, *compared, *([fix] if fix else [])], args.plot)
+        written = plot_audits([report.primary, *report.compared, *([report.fix] if report.fix else [])],
+                              args.plot)
         if not args.json:
             print(f"plot written to {written}", file=sys.stderr)
     if args.json:

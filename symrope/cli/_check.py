@@ -17,6 +17,8 @@ _SHORT = {"proved": "P", "refuted": "R", "undecided": "?"}
 
 def main(argv: list[str]) -> int:
     """Run ``symrope check``; returns the exit code (0 proved, 1 refuted, 3 undecided, 2 bad input)."""
+    from symrope.audit import lift_help   # the registry of real implementations names them
+
     parser = ArgumentParser(
         prog="symrope check",
         description="Check a positional encoding against the four assumptions (linearity, "
@@ -30,8 +32,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--zoo", action="store_true",
                         help="check every zoo encoding and print one row each, with timings")
     parser.add_argument("--impl", metavar="SPEC",
-                        help="check real torch code instead of a TARGET: hf-transformers "
-                             "(with --config), torchtune, timm, rotary-embedding-torch[:xpos], "
+                        help=f"check real torch code instead of a TARGET: {lift_help()}, "
                              "or module:function / file.py:function with signature "
                              "(q, k, positions) -> (q_rot, k_rot)")
     parser.add_argument("--config", metavar="FILE.json",
@@ -73,15 +74,14 @@ def main(argv: list[str]) -> int:
         raise UsageError("give a TARGET (a zoo name, path/to/file.py:NAME or module:NAME), "
                          "or --list")
     encoding = resolve_target(args.target)
-    from symrope.checker._check import check
+    from symrope.checker import check
 
     return _print_report(check(encoding, budget=args.budget), args)
 
 
 def resolve_target(target: str):
     """The :class:`Encoding` a TARGET names: a zoo entry, ``file.py:NAME`` or ``module:NAME``."""
-    from symrope.checker._encoding import Encoding
-    from symrope.checker._zoo import ZOO, zoo_encoding
+    from symrope.checker import ZOO, Encoding, zoo_encoding
 
     if target in ZOO:
         return zoo_encoding(target)
@@ -130,7 +130,7 @@ def _run_impl(args) -> int:
     for label, encoding in lifts:
         report = check_lifted(encoding, budget=args.budget, audit_spec=_audit_spec(args))
         if args.audit:
-            from symrope.lifting._audit import audit_summary
+            from symrope.lifting import audit_summary
 
             report.audit = audit_summary(encoding, report, max_position=args.max_position)
         reports.append((label, report))
@@ -282,7 +282,7 @@ def _write_latex(report, path: str) -> None:
 
 
 def _list() -> int:
-    from symrope.checker._zoo import ZOO
+    from symrope.checker import ZOO
 
     print(f"{'name':<24} {'expected L T I C':<17} description")
     for entry in ZOO.values():
@@ -294,8 +294,7 @@ def _list() -> int:
 
 
 def _run_zoo(budget: float, as_json: bool) -> int:
-    from symrope.checker._check import check
-    from symrope.checker._zoo import ZOO
+    from symrope.checker import ZOO, check
 
     rows, failures = [], 0
     if not as_json:

@@ -1,6 +1,6 @@
 """``symrope survey --check``: the conformance table of every transformers rotary model type.
 
-The work is :func:`symrope.lifting._conformance.conformance`; this module reads the options the
+The work is :func:`symrope.lifting.conformance`; this module reads the options the
 survey command hands over and prints the table, one JSON document, or a Markdown page.
 """
 
@@ -44,7 +44,8 @@ def check_only_options(args) -> None:
 
 def run(args) -> int:
     """Run the conformance table with the parsed survey arguments; exit 0 (a table is no verdict)."""
-    from symrope.lifting._conformance import conformance, counts, markdown, table
+    from symrope.lifting import (conformance, conformance_counts, conformance_markdown,
+                                 conformance_table)
 
     if args.check_budget is None:
         args.check_budget = 120.0
@@ -54,7 +55,7 @@ def run(args) -> int:
         raise UsageError(f"--markdown {args.markdown!r}: its folder does not exist")
     names = None
     if args.model_types:
-        from symrope.audit._hf import rope_model_types
+        from symrope.audit import rope_model_types
 
         names = [n.strip() for n in args.model_types.split(",") if n.strip()]
         known = set(rope_model_types())
@@ -66,16 +67,16 @@ def run(args) -> int:
     rows = conformance(names, workers=args.workers, budget=args.check_budget,
                        progress=not args.json)
     seconds = time.perf_counter() - started
-    summary = counts(rows)
+    summary = conformance_counts(rows)
     if args.markdown:
-        Path(args.markdown).write_text(markdown(rows, seconds, args.workers, _versions()),
+        Path(args.markdown).write_text(conformance_markdown(rows, seconds, args.workers, _versions()),
                                        encoding="utf-8")
     if args.json:
         dump_json({"schema": "symrope.conformance/1", "versions": _versions(),
                    "workers": args.workers, "seconds": round(seconds, 1), "counts": summary,
                    "rows": rows})
         return 0
-    print("\n".join(table(rows)))
+    print("\n".join(conformance_table(rows)))
     print(f"\n{summary['model_types']} model types: {summary['decided']} decided, "
           f"{summary['exit_3']} exit 3 ("
           + "; ".join(f"{k}: {v}" for k, v in summary["exit_3_by_reason"].items())

@@ -1,6 +1,6 @@
 """``symrope survey``: every installed real RoPE implementation x {bf16, fp16, fp32}, one table.
 
-The sampling and the process pool are :func:`symrope.audit._survey.survey`'s (its docstring says
+The sampling and the process pool are :func:`symrope.audit.survey`'s (its module's docstring says
 what sampling can miss); this module reads the options and prints the table or JSON.
 """
 
@@ -12,16 +12,18 @@ import time
 
 import numpy as np
 
-from symrope.audit._models import MODELS
-from symrope.audit._results import DEFAULT_TOLERANCE
-from symrope.audit._survey import (_EXPLAINING_MODELS, DENSE, PER_BAND, SURVEYED, TAIL, _plot,
-                                   sample_positions, survey, table)
+from symrope.audit import (DEFAULT_TOLERANCE, EXPLAINING_MODELS, SURVEY_SAMPLING, plot_survey,
+                           sample_positions, survey, survey_names, survey_table, surveyed_names)
 from symrope._parse import integer_option, real_option
 from symrope.cli._common import ArgumentParser, dump_json, output_file
 from symrope.errors import UsageError
 from symrope.schedules import RopeConfig
 
 __all__ = ["main"]
+
+DENSE = SURVEY_SAMPLING["dense_below"]
+PER_BAND = SURVEY_SAMPLING["per_band_random"]
+TAIL = SURVEY_SAMPLING["per_band_tail"]
 
 
 def _parser() -> ArgumentParser:
@@ -40,9 +42,9 @@ def _parser() -> ArgumentParser:
     parser.add_argument("--theta", type=real_option("--theta", positive=True), default=500000.0,
                         metavar="T",
                         help="rope_theta (default 500000; plain RoPE, which every library expresses)")
-    parser.add_argument("--impls", metavar="A,B", help=f"comma-separated (default: {', '.join(SURVEYED)})")
+    parser.add_argument("--impls", metavar="A,B", help=f"comma-separated (default: {', '.join(surveyed_names())})")
     parser.add_argument("--with-models", action="store_true",
-                        help=f"add the built-in explanatory models ({', '.join(_EXPLAINING_MODELS)})")
+                        help=f"add the built-in explanatory models ({', '.join(EXPLAINING_MODELS)})")
     parser.add_argument("--tolerance", type=real_option("--tolerance", positive=True),
                         default=DEFAULT_TOLERANCE, metavar="T",
                         help="absolute cos/sin error allowed inside the safe context (default 2^-8)")
@@ -78,12 +80,12 @@ def main(argv: list[str]) -> int:
         raise UsageError(f"--workers must be at least 1, got {args.workers}")
     if args.plot:
         output_file(args.plot, "--plot")
-    names = [n.strip() for n in args.impls.split(",")] if args.impls else list(SURVEYED)
+    names = [n.strip() for n in args.impls.split(",")] if args.impls else list(surveyed_names())
     if args.with_models:
-        names += [n for n in _EXPLAINING_MODELS if n not in names]
+        names += [n for n in EXPLAINING_MODELS if n not in names]
     for name in names:
-        if name not in (*SURVEYED, *MODELS):
-            raise UsageError(f"unknown implementation {name!r} (one of: {', '.join((*SURVEYED, *MODELS))})")
+        if name not in survey_names():
+            raise UsageError(f"unknown implementation {name!r} (one of: {', '.join(survey_names())})")
     config = RopeConfig.from_options(head_dim=args.head_dim, theta=args.theta)
     started = time.perf_counter()
     positions = sample_positions(args.max_position, args.seed)   # drawn once: its size is reported
@@ -92,19 +94,19 @@ def main(argv: list[str]) -> int:
                   progress=not args.json and sys.stderr.isatty(), positions=positions)
     seconds = time.perf_counter() - started
     if args.plot:
-        _plot(rows, args.plot, args.tolerance, config)
+        plot_survey(rows, args.plot, args.tolerance, config)
     if args.json:
         dump_json({"schema": "symrope.survey/2", "config": config.describe(),
                    "tolerance": args.tolerance, "max_position": args.max_position,
                    "sampled_positions": int(positions.size),
-                   "sampling": {"dense_below": DENSE, "per_band_random": PER_BAND, "per_band_tail": TAIL},
+                   "sampling": dict(SURVEY_SAMPLING),
                    "seconds": round(seconds, 1), "workers": args.workers, "rows": rows})
         return 0
     print(f"symrope survey: {config.describe()}; tolerance {args.tolerance:.3g} on cos/sin; "
           f"{positions.size} positions sampled up to {args.max_position} (all below {DENSE}, per "
           f"band the last {TAIL} and {PER_BAND} random: a failing fraction f of a band is missed "
           f"with probability <= exp(-{PER_BAND} f)); {seconds:.0f} s on {args.workers} processes")
-    print("\n".join(table(rows, args.tolerance)))
+    print("\n".join(survey_table(rows, args.tolerance)))
     warned = list(dict.fromkeys(line for row in rows for line in row.get("library_warnings", [])))
     if warned:   # collected from the workers (kept out of the progress bars), printed once
         print("warnings while the rows ran (collected from the workers, printed once):")

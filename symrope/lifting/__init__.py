@@ -4,9 +4,11 @@
 symbolic tokens (each with its own content vector and position) and returns an
 :class:`~symrope.Encoding`; ``check_lifted`` checks it (every token pair when the code mixes
 tokens), lists its precision hazards and replays counterexamples through the real code in
-float64. ``lift_impl(spec)`` builds the encoding for a named library (``hf-transformers``,
-``torchtune``, ``timm``, ``rotary-embedding-torch[:xpos]``); ``lift_hf_all`` every lift a
-transformers model type needs (one per rope layer type; M-RoPE and its text-token reduction).
+float64. ``lift_impl(spec)`` builds the encoding for a library of the registry of real
+implementations (``symrope.audit.libraries()``: ``hf-transformers``, ``torchtune``, ``timm``,
+``rotary-embedding-torch[:xpos]``, ...; ``IMPLS`` names them), ``lift_library`` for a registry
+entry and a schedule; ``lift_hf_all`` every lift a transformers model type needs (one per rope
+layer type; M-RoPE and its text-token reduction).
 
 Importing this package imports no framework: a function's framework is detected when it is
 lifted (``_backends.py``), and only then imported.
@@ -15,12 +17,17 @@ lifted (``_backends.py``), and only then imported.
 from symrope.lifting._errors import LiftUndecided
 from symrope.lifting._lift import CASTS_NOTE, TOKENS, LiftedEncoding, TokenRows, lift
 from symrope.lifting._report import annotate, check_lifted
-from symrope.lifting._adapters import (IMPLS, lift_impl, lift_rotary_embedding_torch, lift_timm,
-                                       lift_torchtune, positions_for_arange)
-from symrope.lifting._hf import lift_hf, lift_hf_all
+from symrope.lifting._adapters import IMPLS, lift_impl, lift_library
+from symrope.lifting._hf_lift import lift_hf, lift_hf_all
+from symrope.lifting._audit import audit_summary, schedule_of
+from symrope.lifting._conformance import (TASK_LIMIT, check_model_type, conformance,
+                                          conformance_counts, conformance_markdown,
+                                          conformance_table)
 from symrope.lifting._assertions import assert_precise, assert_relative
+from symrope.audit import positions_for_arange
 
-__all__ = ["lift", "check_lifted", "annotate", "lift_impl", "LiftedEncoding", "TokenRows",
-           "LiftUndecided", "CASTS_NOTE", "TOKENS", "IMPLS", "lift_hf", "lift_hf_all",
-           "lift_torchtune", "lift_timm", "lift_rotary_embedding_torch", "positions_for_arange",
-           "assert_relative", "assert_precise"]
+__all__ = ["lift", "check_lifted", "annotate", "lift_impl", "lift_library", "LiftedEncoding",
+           "TokenRows", "LiftUndecided", "CASTS_NOTE", "TOKENS", "IMPLS", "lift_hf", "lift_hf_all",
+           "positions_for_arange", "audit_summary", "schedule_of", "conformance",
+           "check_model_type", "conformance_counts", "conformance_markdown", "conformance_table",
+           "TASK_LIMIT", "assert_relative", "assert_precise"]

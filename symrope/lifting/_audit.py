@@ -1,7 +1,7 @@
 """The precision audit of a lifted callable, summarised beside its check.
 
 One function serves both commands: ``symrope check --impl FILE:NAME --audit`` lifts
-``NAME(q, k, positions)`` and audits the same callable (``symrope.audit._user.UserImpl`` of kind
+``NAME(q, k, positions)`` and audits the same callable (``symrope.audit.UserImpl`` of kind
 ``qk``: the rotated q of unit vectors is its table) against the exact schedule, then appends the
 safe context and the worst band to the check report. The schedule is the one the lift knows
 (an HF config's), else the one the check read off the code: rotation planes whose frequencies
@@ -11,19 +11,19 @@ the reason.
 
 from __future__ import annotations
 
-
-from symrope.checker._report import exact_of
+from symrope.checker import CheckReport, exact_of
 from symrope.errors import UsageError
+from symrope.lifting._lift import LiftedEncoding
+from symrope.schedules import RopeConfig
 
 __all__ = ["audit_summary", "schedule_of"]
 
 _AGREEMENT = 1e-5  # relative: float32 frequencies against theta^(-2i/r)
 
 
-def schedule_of(encoding, report):
+def schedule_of(encoding: LiftedEncoding, report: CheckReport | None
+                ) -> tuple[RopeConfig | None, str | None]:
     """The exact schedule to audit ``encoding`` against, or ``(None, reason)``."""
-    from symrope.schedules import RopeConfig
-
     known = getattr(encoding, "schedule", None)
     if known is not None:
         return known, None
@@ -47,12 +47,10 @@ def schedule_of(encoding, report):
                                    partial_rotary_factor=partial), None
 
 
-def audit_summary(encoding, report, max_position: int = 65535, dtype: str | None = None,
+def audit_summary(encoding: LiftedEncoding, report: CheckReport | None, max_position: int = 65535, dtype: str | None = None,
                   tolerance: float | None = None) -> dict:
     """Audit the lifted callable and summarise: safe context, first failure, worst band."""
-    from symrope.audit._driver import audit
-    from symrope.audit._results import DEFAULT_TOLERANCE, AuditOptions
-    from symrope.audit._user import UserImpl
+    from symrope.audit import DEFAULT_TOLERANCE, AuditOptions, UserImpl, audit
 
     config, reason = schedule_of(encoding, report)
     if config is None:

@@ -1,29 +1,33 @@
-"""The real HF transformers rotary classes as audited implementations (offline).
+"""The ``hf-transformers`` entry: transformers' real rotary classes, audited offline.
 
 ``hf_transformers_impl(config_dict)`` or ``hf_transformers_impl(model_type="qwen2")`` builds the
 model type's config object directly from transformers' own config class (``AutoConfig.for_model``:
-no hub access), instantiates that model's ``*RotaryEmbedding`` class, and runs its forward for the
-requested positions with an ``x`` of the requested dtype; vectors are rotated with the same
-modeling module's ``apply_rotary_pos_emb``. Environment knobs act on the real module:
-``cast_module`` (``module.to(dtype)``, which casts the ``inv_freq`` buffer), ``autocast``
-(``torch.autocast("cpu", dtype)`` around forward) and ``tf32`` (emulated: CPU has no TF32, so
-``inv_freq`` and the position ids are rounded to TF32's 10 explicit mantissa bits before the
-real forward multiplies them in float32). ``fixed=True`` audits the module patched by
-:func:`symrope.audit.fix.patch_rotary`.
+no hub access; :mod:`symrope.audit._hf_config`), instantiates that model's ``*RotaryEmbedding``
+class, and runs its forward for the requested positions with an ``x`` of the requested dtype;
+vectors are rotated with the same modeling module's ``apply_rotary_pos_emb``. Environment knobs
+act on the real module: ``cast_module`` (``module.to(dtype)``, which casts the ``inv_freq``
+buffer), ``autocast`` (``torch.autocast("cpu", dtype)`` around forward) and ``tf32`` (emulated:
+CPU has no TF32, so ``inv_freq`` and the position ids are rounded to TF32's 10 explicit mantissa
+bits before the real forward multiplies them in float32). ``fixed=True`` audits the module
+patched by :func:`symrope.audit.fix.patch_rotary` (the survey's ``hf-transformers+fix``).
+The lift reads the same classes through ``symrope.lifting`` (``lift = "hf-config"``).
 """
 
 from __future__ import annotations
 
 import importlib
-from pathlib import Path
 
 import numpy as np
 
+from symrope.audit._hf_config import build_hf_config, built_module, inv_freq_buffer, rope_config_of
 from symrope.audit._models import dtype_name, validate_positions
-from symrope.audit._real import (TORCH_DTYPE_NAMES, RealImpl, import_library, library_call,
-                                 tensor_to_numpy)
+from symrope.audit._real import Library
+from symrope.audit._torch import (TORCH_DTYPE_NAMES, import_library, library_call,
+                                  tensor_to_numpy)
 from symrope.errors import UsageError
-from symrope.schedules import RopeConfig, inv_freq, validate_hf_config, validate_rope_parameters
+from symrope.schedules import RopeConfig
+
+__all__ = ["HFTransformersImpl", "hf_transformers_impl", "round_to_tf32"]
 
 _CHUNK = 1 << 16  # positions per forward call: bounded memory for long audits
 _TF32_DROPPED_BITS = 13   # float32 keeps 23 fraction bits, TF32 10
@@ -42,25 +46,6 @@ def round_to_tf32(values: np.ndarray) -> np.ndarray:
     kept = (bits >> _TF32_DROPPED_BITS) & 1
     bits = (bits + (1 << (_TF32_DROPPED_BITS - 1)) - 1 + kept) >> _TF32_DROPPED_BITS << _TF32_DROPPED_BITS
     return bits.astype(np.uint32).view(np.float32)
-
-
-def rope_model_types() -> list[str]:
-    """The model types of the installed transformers whose modeling file has a ``*RotaryEmbedding``.
-
-    Found by reading the modeling sources (importing ~200 modules would take minutes).
-    """
-    transformers = import_library("transformers", "hf-transformers")
-    from transformers.models.auto.configuration_auto import (CONFIG_MAPPING_NAMES,
-                                                              model_type_to_module_name)
-
-    root = Path(transformers.__file__).parent / "models"
-    found = []
-    for model_type in sorted(CONFIG_MAPPING_NAMES):
-        module = model_type_to_module_name(model_type).replace(".", "/")
-        path = root / module / f"modeling_{module.split('/')[-1]}.py"
-        if path.is_file() and "RotaryEmbedding(nn.Module)" in path.read_text(encoding="utf-8"):
-            found.append(model_type)
-    return found
 
 
 def hf_transformers_impl(config_dict: dict | None = None, model_type: str | None = None,
@@ -97,23 +82,51 @@ def hf_transformers_impl(config_dict: dict | None = None, model_type: str | None
     if config_dict is not None and not isinstance(config_dict, dict):
         raise UsageError(f"an HF config must be a JSON object, got {type(config_dict).__name__}")
     transformers = import_library("transformers", "hf-transformers")
-    config_object, rotary_class, layer_type = _build(transformers, config_dict, model_type, rope_scaling)
+    config_object, rotary_class, layer_type = build_hf_config(transformers, config_dict, model_type, rope_scaling)
     return HFTransformersImpl(config_object, rotary_class, transformers, layer_type=layer_type,
                               cast_module=cast_module, autocast=autocast, tf32=tf32, fixed=fixed)
 
 
-class HFTransformersImpl(RealImpl):
+class HFTransformersImpl(Library):
     """One transformers rotary embedding module, audited through its own forward."""
 
     name = "hf-transformers"
+    imports = ("torch", "transformers")
+    requirement = "transformers>=4.45"
+    runs = ("the model type's `*RotaryEmbedding` (`--model-type NAME`, or `--config FILE`, or the "
+            "schedule flags as a `LlamaConfig`), built offline from transformers' own config "
+            "class, every rope type (`--rope-scaling`)")
+    table_is = ("the forward's `(cos, sin)`; vectors are rotated by the modeling module's "
+                "`apply_rotary_pos_emb`")
     pairing = "rotate_half"
+    build_options = frozenset({"hf_config", "model_type", "rope_scaling", "cast_module",
+                               "autocast", "tf32", "fixed"})
+    survey_cost = 2
+    variants = {"hf-transformers+fix": {"fixed": True}}
+    lift = "hf-config"
+    lift_help = "hf-transformers (with --config)"
+    lift_description = ("the config's model type: *RotaryEmbedding + apply_rotary_pos_emb "
+                        "(needs --config)")
+
+    @classmethod
+    def build(cls, config: RopeConfig, *, hf_config: dict | None = None,
+              model_type: str | None = None, rope_scaling: dict | None = None,
+              cast_module: str | None = None, autocast: str | None = None, tf32: bool = False,
+              fixed: bool = False) -> "HFTransformersImpl":
+        """The class of ``model_type`` (with ``rope_scaling``), else of the HF config
+        ``hf_config``, else Llama's built from ``config``."""
+        knobs = {"cast_module": cast_module, "autocast": autocast, "tf32": tf32}
+        if model_type is not None:
+            return hf_transformers_impl(None, model_type, rope_scaling, fixed=fixed, **knobs)
+        document = hf_config if hf_config is not None else dict(config.hf_dict(), model_type="llama")
+        return hf_transformers_impl(document, fixed=fixed, **knobs)
 
     def __init__(self, config_object, rotary_class, transformers, layer_type=None,
                  cast_module=None, autocast=None, tf32=False, fixed=False):
         # the schedule is read off the module transformers builds (its float32 inv_freq), so the
         # reference is the schedule the class really uses, whatever the config seems to say
         rope_config_of(config_object, layer_type)   # symrope's one-line errors before the class's
-        buffer = _inv_freq_buffer(_built(rotary_class, config_object), layer_type)
+        buffer = inv_freq_buffer(built_module(rotary_class, config_object), layer_type)
         rope_config, self.notes = rope_config_of(config_object, layer_type, buffer,
                                                  rotary_class.__name__)
         super().__init__(rope_config)
@@ -189,7 +202,7 @@ class HFTransformersImpl(RealImpl):
 
     def _new_module(self):
         torch = self.torch
-        module = _built(self._rotary_class, self._config_object)
+        module = built_module(self._rotary_class, self._config_object)
         if self.cast_module:
             module = module.to(getattr(torch, TORCH_DTYPE_NAMES[self.cast_module]))
         if self.tf32:
@@ -348,151 +361,5 @@ def _single_tensor(apply) -> bool:
     return len(names) > 1 and names[1] == "cos"
 
 
-def _built(rotary_class, config_object):
-    """``rotary_class(config_object)``; the class refusing the config is one line."""
-    try:
-        return rotary_class(config_object)
-    except Exception as error:  # noqa: BLE001 - the class refused this config
-        text = str(error).splitlines()[0] if str(error) else ""
-        raise UsageError(f"{rotary_class.__name__} could not be built from the config: "
-                         f"{type(error).__name__}: {text[:200]}") from None
 
-
-def _inv_freq_buffer(module, layer_type: str | None) -> np.ndarray | None:
-    """The module's ``inv_freq`` (``{layer_type}_inv_freq`` per layer type) as float64, or None."""
-    name = f"{layer_type}_inv_freq" if layer_type else "inv_freq"
-    buffer = dict(module.named_buffers()).get(name)
-    if buffer is None:
-        return None
-    return buffer.detach().cpu().double().numpy()
-
-
-_SAME_SCHEDULE = 4e-6   # relative: ~64 float32 ulps, far below what tells two schedules apart
-
-
-def rope_config_of(config_object, layer_type: str | None = None, buffer: np.ndarray | None = None,
-                   class_name: str = "the rotary class",
-                   tolerance: float = _SAME_SCHEDULE) -> tuple[RopeConfig, list[str]]:
-    """The schedule a transformers rotary module computes, and notes where it is not what the
-    config seems to say.
-
-    The config object is read as :meth:`RopeConfig.from_hf` reads a config (one layer type's
-    parameters and head_dim where it has several). With the module's ``buffer``, that reading is
-    checked against it: a class whose default schedule ignores ``partial_rotary_factor``
-    (Llama's rotates the whole head) is audited as it builds its table, with a note; a buffer
-    that is no schedule of the config is one line, never an audit against the wrong reference.
-    ``tolerance`` (relative) is how close a reading must come to the buffer (wider for a buffer
-    cast to bf16, as :func:`symrope.audit.fix.patch_rotary` may meet it).
-    """
-    per_layer = getattr(config_object, "per_layer_config", None)
-    source = config_object
-    if layer_type is not None and per_layer is not None:
-        try:
-            source = per_layer[layer_type]
-        except Exception:  # noqa: BLE001 - a config without per-layer overrides
-            source = config_object
-    document = source.to_dict()
-    rope = document.get("rope_parameters")
-    if layer_type is not None and isinstance(rope, dict) and isinstance(rope.get(layer_type), dict):
-        document["rope_parameters"] = rope[layer_type]
-    config = RopeConfig.from_hf(document)
-    if buffer is None:
-        return config, []
-    candidates = [(config, [])]
-    if config.rotary_dim != config.head_dim and config.rope_type != "proportional":
-        whole = RopeConfig(head_dim=config.head_dim, rotary_dim=config.head_dim, theta=config.theta,
-                           rope_type=config.rope_type, params=config.params,
-                           max_position_embeddings=config.max_position_embeddings)
-        candidates.append((whole, [f"{class_name} ignores partial_rotary_factor "
-                                   f"{config.rotary_dim / config.head_dim:g} for rope type "
-                                   f"{config.rope_type!r}: it rotates all {config.head_dim} channels, "
-                                   f"and that is what is audited"]))
-    for candidate, notes in candidates:
-        if candidate.pairs != buffer.size:
-            continue
-        expected = np.asarray(inv_freq(candidate, "float64"))
-        if np.all(np.abs(expected - buffer) <= tolerance * np.abs(expected)):
-            return candidate, notes
-    raise UsageError(f"{class_name}'s inv_freq ({buffer.size} frequencies) is not the schedule "
-                     f"its config describes ({config.describe()}; {config.pairs} frequencies): "
-                     f"symrope cannot name its exact values, so it does not audit it")
-
-
-def _build(transformers, config_dict, model_type, rope_scaling):
-    """transformers' config object and rotary class for a config dict or a model type, the
-    fields symrope reads checked first (one line, as every command reports them: transformers
-    would fail later, with a traceback, on a string where a number belongs)."""
-    if config_dict is not None and model_type is not None:
-        raise UsageError("give either an HF config or --model-type, not both")
-    if config_dict is not None:
-        validate_hf_config(config_dict)
-        if config_dict.get("model_type") is not None and not isinstance(config_dict["model_type"], str):
-            raise UsageError(f"model_type must be a string, got {config_dict['model_type']!r}")
-    if rope_scaling is not None:
-        validate_rope_parameters(rope_scaling, "--rope-scaling")
-    if config_dict is None:
-        if model_type is None:
-            model_type = "llama"
-        config_dict = {}
-    else:
-        config_dict = dict(config_dict)
-        model_type = config_dict.pop("model_type", None) or "llama"
-    rotary_class = _rotary_class(transformers, model_type)
-    try:
-        config_object = transformers.AutoConfig.for_model(model_type, **config_dict)
-    except ValueError as error:
-        raise UsageError(f"transformers does not know model_type {model_type!r}: "
-                         f"{str(error).splitlines()[0]}") from None
-    except Exception as error:  # noqa: BLE001 - transformers' own validation
-        raise UsageError(f"transformers refused the config: {type(error).__name__}: "
-                         f"{str(error).splitlines()[0] if str(error) else ''}") from None
-    if hasattr(config_object, "get_text_config"):
-        config_object = config_object.get_text_config()
-    rope = getattr(config_object, "rope_parameters", None)
-    layer_type = None
-    if isinstance(rope, dict) and rope and all(isinstance(v, dict) for v in rope.values()):
-        layer_type = "full_attention" if "full_attention" in rope else sorted(rope)[0]
-    if rope_scaling is not None:
-        target = rope[layer_type] if layer_type else rope
-        theta = (target or {}).get("rope_theta", getattr(config_object, "rope_theta", 10000.0))
-        new = {"rope_theta": theta, **rope_scaling}
-        # the model's partial rotary is part of the model, not of the scaling: phi rotates 16 of
-        # its 32 channels under any --rope-scaling, as transformers builds it from a config file
-        partial = (target or {}).get("partial_rotary_factor",
-                                     getattr(config_object, "partial_rotary_factor", None))
-        if partial is not None:
-            new.setdefault("partial_rotary_factor", partial)
-        new.setdefault("rope_type", new.pop("type", "default"))
-        if layer_type:
-            rope[layer_type] = new
-        else:
-            config_object.rope_parameters = new
-        if "original_max_position_embeddings" in new and new["rope_type"] in ("dynamic", "longrope"):
-            config_object.max_position_embeddings = max(
-                config_object.max_position_embeddings, int(new["original_max_position_embeddings"]))
-    return config_object, rotary_class, layer_type
-
-
-def _rotary_class(transformers, model_type: str):
-    from transformers.models.auto.configuration_auto import (CONFIG_MAPPING_NAMES,
-                                                              model_type_to_module_name)
-
-    if model_type not in CONFIG_MAPPING_NAMES:
-        raise UsageError(f"transformers does not know model_type {model_type!r}")
-    module_name = model_type_to_module_name(model_type)
-    try:
-        modeling = importlib.import_module(
-            f"transformers.models.{module_name}.modeling_{module_name.split('.')[-1]}")
-    except ImportError:
-        modeling = None
-    candidates = [] if modeling is None else [
-        getattr(modeling, name) for name in dir(modeling)
-        if name.endswith("RotaryEmbedding") and not name.startswith("_")
-        and "Vision" not in name and getattr(getattr(modeling, name), "__module__", "") == modeling.__name__]
-    candidates = [c for c in candidates if isinstance(c, type)]
-    if not candidates:
-        raise UsageError(f"not a RoPE config: transformers' {model_type!r} model has no rotary "
-                         f"embedding (*RotaryEmbedding class)")
-    # the plain class (LlamaRotaryEmbedding) before variants (...DynamicNTKScalingRotaryEmbedding)
-    candidates.sort(key=lambda c: len(c.__name__))
-    return candidates[0]
+LIBRARIES = (HFTransformersImpl,)
