@@ -224,14 +224,20 @@ def test_zoo_command_reports_mismatches(monkeypatch, capsys):
     from symrope.checker import _zoo
     from symrope.cli._check import main
 
+    import symrope.checker
+
+    def use_zoo(zoo):  # the command reads the public name; _zoo's is the one zoo_encoding reads
+        monkeypatch.setattr(_zoo, "ZOO", zoo)
+        monkeypatch.setattr(symrope.checker, "ZOO", zoo)
+
     small = {name: _zoo.ZOO[name] for name in ("nope", "q_rotated_only")}
-    monkeypatch.setattr(_zoo, "ZOO", small)
+    use_zoo(small)
     assert main(["--zoo"]) == 0
     out = capsys.readouterr().out
     assert "nope" in out and "4 zero; skew" in out and "P R R P" in out
     wrong = _zoo.ZooEntry("nope", "NoPE, wrongly expected refuted", small["nope"].build,
                           ("refuted",) * 4)
-    monkeypatch.setattr(_zoo, "ZOO", {"nope": wrong})
+    use_zoo({"nope": wrong})
     assert main(["--zoo"]) == 1
     assert "MISMATCH" in capsys.readouterr().out
 
