@@ -323,7 +323,7 @@ def survey_table(rows: list[dict], tolerance: float) -> list[str]:
 
 
 def plot_survey(rows: list[dict], path: str, tolerance: float, config: RopeConfig) -> None:
-    """``symrope survey --plot FILE``: max |err| against position, one line per row."""
+    """``symrope survey --plot FILE``: ``max |err|`` against position, one line per row."""
     from symrope.audit._plot import pyplot_for
 
     pyplot, path = pyplot_for(path)
