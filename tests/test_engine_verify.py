@@ -269,7 +269,9 @@ def test_every_undecided_reason_has_its_own_code_and_prose():
 
 
 def test_a_float_beyond_any_exact_value_is_undecided_with_its_code():
-    verdict = verify(x * sp.Float("1e1000000000"), x)
+    # written with a fractional mantissa: SymPy reads "1e1000000000" as an exact decimal first,
+    # which never ends
+    verdict = verify(x * sp.Float("1.29685640608483e+43429448190325182765"), x)
     assert verdict.undecided_reason is UndecidedReason.FLOAT_OUT_OF_RANGE
     assert "its exact value cannot be built" in verdict.reason
 
