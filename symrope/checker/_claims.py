@@ -35,7 +35,7 @@ class Clock:
     is left of the current stage (at least 0.5 s).
     """
 
-    def __init__(self, budget: float):
+    def __init__(self, budget: float) -> None:
         self.start = time.monotonic()
         self.budget = budget
         self.stage_end = None
@@ -61,8 +61,8 @@ class Clock:
         return max(total, _MIN_STEP_BUDGET)
 
 
-def decide(lhs, rhs, clock: Clock, expand: bool = False, positions=(),
-           probe_undecided: bool = True) -> Verdict:
+def decide(lhs: object, rhs: object, clock: Clock, expand: bool = False,
+           positions: tuple | list = (), probe_undecided: bool = True) -> Verdict:
     """``symrope.verify(lhs, rhs)`` within the check's budget (see the module docstring).
 
     With ``positions`` (the claim's position symbols), a claim whose expressions switch at a
@@ -152,14 +152,14 @@ def _verify_through_sinc(lhs, rhs, verdict, clock):
                    cross_checks=off_zeros.cross_checks)
 
 
-def combine(verdicts) -> str:
+def combine(verdicts: list[Verdict]) -> str:
     statuses = {v.status for v in verdicts}
     if REFUTED in statuses:
         return REFUTED
     return UNDECIDED if UNDECIDED in statuses else PROVED
 
 
-def methods(verdicts) -> str:
+def methods(verdicts: list[Verdict]) -> str:
     """The rewrites that did the work (entries that were literally equal are not a method)."""
     pieces = list(dict.fromkeys(piece.strip().split(",")[0] for v in verdicts if v.method
                                 for piece in v.method.split(";") if "cross-check" not in piece))

@@ -29,7 +29,7 @@ _STEP_FUNCTIONS = (sp.floor, sp.ceiling, sp.frac, sp.sign, sp.Heaviside)
 _EPSILON = sp.Rational(1, 10**12)
 
 
-def continuity_obstacle(expr, positions) -> sp.Basic | None:
+def continuity_obstacle(expr: sp.Basic, positions: list) -> sp.Basic | None:
     """The first sub-expression whose continuity in ``positions`` does not follow by structure.
 
     ``None`` means ``expr`` is continuous in the (real) positions everywhere, by composition of
@@ -96,7 +96,7 @@ class ContinuityFinding:
                 f"{sp.sstr(self.right)}, value {value}")
 
 
-def find_discontinuity(expr, positions, fixed: dict, budget: float = 5.0) -> ContinuityFinding | None:
+def find_discontinuity(expr: sp.Basic, positions: list, fixed: dict, budget: float = 5.0) -> ContinuityFinding | None:
     """Search the candidate points of ``expr`` for a discontinuity along each position axis.
 
     ``fixed`` gives exact values to every other free symbol (other position axes are set to
@@ -318,7 +318,7 @@ def continuous_extensions(entries, axis, budget: float = 5.0) -> str | None:
     return "; ".join(dict.fromkeys(found))
 
 
-def symbol_name(symbol) -> str:
+def symbol_name(symbol: sp.Symbol) -> str:
     """A symbol's name as the user reads it (a Dummy prints with a leading underscore)."""
     return symbol.name if isinstance(symbol, sp.Symbol) else sp.sstr(symbol)
 
@@ -381,7 +381,7 @@ _PARAMETER_CANDIDATES = (sp.Rational(3, 2), sp.Integer(2), sp.Rational(-3, 2), s
                          sp.Integer(1), sp.Integer(0), sp.Rational(1, 2) + sp.I)
 
 
-def parameter_values(expr, positions) -> dict:
+def parameter_values(expr: sp.Basic, positions: list) -> dict:
     """Exact values for the encoding's own symbols (a symbolic theta), respecting assumptions.
 
     A value that breaks a parameter's assumptions (3/2 for a negative one) would make any
@@ -398,7 +398,7 @@ def parameter_values(expr, positions) -> dict:
     return values
 
 
-def find_switch_discontinuity(value, positions, budget: float) -> ContinuityFinding | None:
+def find_switch_discontinuity(value: sp.Basic, positions: list, budget: float) -> ContinuityFinding | None:
     """A discontinuity of one entry along one position axis, the other axes fixed.
 
     ``Max``/``Min`` of positions (a schedule switched by ``max(P)``) are rewritten as

@@ -49,7 +49,7 @@ def exact_of(value: object) -> sp.Basic | list:
     raise InternalError(f"a report entry without its exact value: {value!r}")
 
 
-def show(value) -> Shown:
+def show(value: object) -> Shown:
     """Exact values as short strings (matrices as nested lists), carrying the value."""
     if isinstance(value, sp.MatrixBase):
         return Shown(sp.sstr(value.tolist()), value)

@@ -291,7 +291,7 @@ def _judge(evaluators: list, point: dict, lhs, rhs, entry) -> Evaluation:
                       "the enclosure of the difference contains 0 and stays wide")
 
 
-def evaluate(lhs, rhs, point: dict, entries: list | None = None) -> list[Evaluation]:
+def evaluate(lhs: object, rhs: object, point: dict, entries: list | None = None) -> list[Evaluation]:
     """Certify ``lhs - rhs`` at the exact ``point``, entry by entry for matrices.
 
     Floats in the claim or the point are read exactly first (never evaluated in 53 bits); the

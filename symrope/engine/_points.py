@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import sympy as sp
 
 from symrope.errors import InternalError
-from symrope.engine._judgement import evaluate, exact_values
+from symrope.engine._judgement import Evaluation, evaluate, exact_values
 from symrope.engine._sampling import Unsampleable, sample_point, satisfies, sweep
 from symrope.engine._verdict import REFUTED, UNDECIDED, Verdict
 
@@ -121,7 +121,8 @@ def evaluated_points(run: Run, lhs, rhs, attempts: range, *, within_hypotheses: 
         yield point, evaluations
 
 
-def refutation(lhs, rhs, point: dict, evaluation, entry, how: str, seconds: float = 0.0,
+def refutation(lhs: object, rhs: object, point: dict, evaluation: Evaluation,
+               entry: tuple | None, how: str, seconds: float = 0.0,
                details: dict | None = None) -> Verdict:
     """A refuted verdict at ``point``, carrying ``evaluation``'s certificate."""
     certificate = {**evaluation.certificate(),

@@ -126,7 +126,7 @@ def _candidates(pairs, sides, seed: int):
                 yield f"identity matrices, zero for {zeros}", filled(kinds.get)
 
 
-def check_premises(assumptions, lhs=None, rhs=None, *, seed: int = 0) -> PremiseCheck:
+def check_premises(assumptions: list, lhs: object = None, rhs: object = None, *, seed: int = 0) -> PremiseCheck:
     """Whether the premises ``assumptions`` (``Eq(a, b)`` or pairs) can all hold at once, with
     both sides of the claim defined there.
 

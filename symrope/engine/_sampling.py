@@ -21,6 +21,7 @@ or Arb balls, never rounded arithmetic.
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 from functools import lru_cache
 
 import sympy as sp
@@ -77,7 +78,7 @@ _JUMP_NODES = _THRESHOLD_NODES + (sp.Abs, sp.KroneckerDelta)
 _MAX_BREAKPOINT_EQUATIONS = 64
 
 
-def threshold_constants(*exprs) -> list:
+def threshold_constants(*exprs: object) -> list:
     """Numbers at which a ``Piecewise`` condition, ``Max``, ``Min``, a step or ``Mod`` switches.
 
     The numeric constants of those nodes (conditions, arguments, the modulus) with their
@@ -108,7 +109,7 @@ def threshold_constants(*exprs) -> list:
     return sorted(found | {-n for n in found})
 
 
-def has_thresholds(*exprs) -> bool:
+def has_thresholds(*exprs: object) -> bool:
     """True when an expression contains a node that switches at a threshold (see above)."""
     return any(isinstance(expr, (sp.Basic, sp.MatrixBase)) and expr.has(*_THRESHOLD_NODES)
                for expr in exprs)
@@ -190,7 +191,7 @@ def special_values(*exprs) -> dict:
             if per_symbol.get(s) or constants}
 
 
-def scale_values(*exprs) -> list:
+def scale_values(*exprs: object) -> list:
     """Exact positions across scales: ``10**k`` (k = -9..9, k != 0, both signs) and each
     threshold constant of ``exprs`` with the points just either side of it (``c +- 1/10``).
 
@@ -329,7 +330,8 @@ def _fits(symbol: sp.Symbol, value):
     return [c for c in dict.fromkeys(candidates) if satisfies(symbol, c)]
 
 
-def sweep(rng: random.Random, *exprs, symbols=None, limit: int = 256):
+def sweep(rng: random.Random, *exprs: object, symbols: list | None = None,
+          limit: int = 256) -> Iterator[dict]:
     """Points that put one symbol at a time at each of its special and scale values.
 
     For each symbol of ``symbols`` (default: every scalar symbol of ``exprs``), in turn: the

@@ -66,7 +66,7 @@ class Verdict:
             raise ValueError("a refutation needs a counterexample")
 
     @classmethod
-    def undecided_because(cls, reason: UndecidedReason, lhs, rhs, *, seconds: float = 0.0,
+    def undecided_because(cls, reason: UndecidedReason, lhs: object, rhs: object, *, seconds: float = 0.0,
                           entry: tuple | None = None, details: dict | None = None,
                           **facts: object) -> "Verdict":
         """An undecided verdict: ``reason``'s sentence (with ``facts``) and its code."""
