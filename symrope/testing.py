@@ -31,10 +31,9 @@ from typing import TYPE_CHECKING
 __all__ = ["proof", "assert_relative", "assert_precise"]
 
 if TYPE_CHECKING:  # pragma: no cover - resolved lazily below (PEP 562)
-    from symrope.lifting._assertions import assert_precise, assert_relative
+    from symrope.lifting import assert_precise, assert_relative
 
-_LAZY = {"assert_relative": "symrope.lifting._assertions",
-         "assert_precise": "symrope.lifting._assertions"}
+_LAZY = {"assert_relative": "symrope.lifting", "assert_precise": "symrope.lifting"}
 
 
 def __getattr__(name: str):

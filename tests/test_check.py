@@ -70,10 +70,11 @@ def test_general_solution_with_a_non_orthogonal_c_is_relative_but_not_a_rotation
 def test_translation_counterexample_replays_through_the_users_functions():
     report = check(Encoding.from_matrices("swap", lambda p: rotation(p).T, rotation))
     found = report.assumptions["translation_invariance"].counterexample
-    s, t = sp.sympify(found["s"]), sp.sympify(found["t"])
-    i, j = int(found["x"][2:]), int(found["y"][2:])
+    s, t = found.positions["s"].exact, found.positions["t"].exact
+    i, j = found.x, found.y  # basis vectors e_i, e_j, as indices
     score = lambda a, b: (rotation(a).T[:, i]).dot(rotation(b)[:, j])  # query R(a)^T e_i
-    assert sp.sympify(found["score_at_s_t"]).equals(score(s, t))
+    assert found.score.exact.equals(score(s, t))
+    assert found.to_dict()["x"] == f"e_{i}" and found["score_at_s_t"] == found.score  # the JSON
     assert sp.N(score(s, t) - score(0, t - s)) != 0
     # R(s)^T... the transpose mistake scores R(s + t): it is refuted at equal positions too
     assert report.assumptions["identity_at_zero"].verdict == "refuted"
@@ -85,11 +86,11 @@ def test_nonlinear_encoding_is_decided_on_the_score():
 
     report = check(Encoding("added", 2, add, add))
     linearity = report.assumptions["linearity"]
-    assert linearity.verdict == "refuted" and linearity.counterexample["role"] == "query"
+    assert linearity.verdict == "refuted" and linearity.counterexample.role == "query"
     translation = report.assumptions["translation_invariance"].counterexample
     # the counterexample's two scores really differ for the stated x, y, s, t
-    x, y = sp.Matrix(sp.sympify(translation["x"])), sp.Matrix(sp.sympify(translation["y"]))
-    s, t = sp.sympify(translation["s"]), sp.sympify(translation["t"])
+    x, y = (sp.Matrix([v.exact for v in vector]) for vector in (translation.x, translation.y))
+    s, t = translation.positions["s"].exact, translation.positions["t"].exact
     assert sp.N(add(x, s).dot(add(y, t)) - add(x, 0).dot(add(y, t - s))) != 0
     assert report.assumptions["continuity"].verdict == "proved"
     assert report.exit_code == 1
@@ -220,19 +221,23 @@ def test_classification_of_growth_long_jordan_chains_and_unknown_signs():
 
 
 def test_zoo_command_reports_mismatches(monkeypatch, capsys):
-    import symrope.checker as checker
     from symrope.checker import _zoo
     from symrope.cli._check import main
 
-    # the command line reads the zoo through the package's public name
-    small = {name: checker.ZOO[name] for name in ("nope", "q_rotated_only")}
-    monkeypatch.setattr(checker, "ZOO", small)
+    import symrope.checker
+
+    def use_zoo(zoo):  # the command reads the public name; _zoo's is the one zoo_encoding reads
+        monkeypatch.setattr(_zoo, "ZOO", zoo)
+        monkeypatch.setattr(symrope.checker, "ZOO", zoo)
+
+    small = {name: _zoo.ZOO[name] for name in ("nope", "q_rotated_only")}
+    use_zoo(small)
     assert main(["--zoo"]) == 0
     out = capsys.readouterr().out
     assert "nope" in out and "4 zero; skew" in out and "P R R P" in out
     wrong = _zoo.ZooEntry("nope", "NoPE, wrongly expected refuted", small["nope"].build,
                           ("refuted",) * 4)
-    monkeypatch.setattr(checker, "ZOO", {"nope": wrong})
+    use_zoo({"nope": wrong})
     assert main(["--zoo"]) == 1
     assert "MISMATCH" in capsys.readouterr().out
 

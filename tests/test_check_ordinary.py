@@ -34,12 +34,12 @@ def _replayed_translation(report, F, G, dims: int = 1) -> dict:
     the two must differ by more than 1e-6, each agreeing with the report's exact value.
     """
     found = report.assumptions["translation_invariance"].counterexample
-    i, j = int(found["x"][2:]), int(found["y"][2:])
+    i, j = found.x, found.y
     axes = sp.symbols(f"a0:{dims}", real=True)
     F_at, G_at = (M(axes if dims > 1 else axes[0]) for M in (F, G))
 
     def position(key):
-        value = sp.sympify(found[key])
+        value = found.positions[key].exact
         return tuple(value) if dims > 1 else (value,)
 
     def score(s, t):
@@ -49,16 +49,15 @@ def _replayed_translation(report, F, G, dims: int = 1) -> dict:
 
     s, t = position("s"), position("t")
     here = score(s, t)
-    if "u" in found:
+    if "u" in found.positions:
         u = position("u")
         there = score(tuple(a + b for a, b in zip(s, u)), tuple(a + b for a, b in zip(t, u)))
-        reported = found["score_at_s_plus_u_t_plus_u"]
     else:
         there = score((0,) * dims, tuple(b - a for a, b in zip(s, t)))
-        reported = found["score_at_0_t_minus_s"]
+    reported = found.expected.exact
     assert abs(here - there) > sp.Float("1e-6")
-    assert abs(here - sp.N(sp.sympify(found["score_at_s_t"]), 30)) < sp.Float("1e-20")
-    assert abs(there - sp.N(sp.sympify(reported), 30)) < sp.Float("1e-20")
+    assert abs(here - sp.N(found.score.exact, 30)) < sp.Float("1e-20")
+    assert abs(there - sp.N(reported, 30)) < sp.Float("1e-20")
     return found
 
 
@@ -287,11 +286,11 @@ def test_exponentials_with_generators_that_do_not_cancel_are_refuted():
     assert identity.verdict == "refuted"
     # F(p)^T G(p) = e^{-pA} e^{2pA} = e^{pA} != I: the score of e_i, e_j at (p, p) is not x^T y
     found = identity.counterexample
-    p = sp.sympify(found["p"])
-    i, j = int(found["x"][2:]), int(found["y"][2:])
+    p = found.positions["p"].exact
+    i, j = found.x, found.y
     score = sp.N((F(p)[:, i].T * G(p)[:, j])[0, 0], 30)
     assert abs(score - int(i == j)) > sp.Float("1e-6")
-    assert abs(score - sp.N(sp.sympify(found["score"]), 30)) < sp.Float("1e-20")
+    assert abs(score - sp.N(found.score.exact, 30)) < sp.Float("1e-20")
 
 
 def test_an_odd_function_of_abs_p_is_not_rewritten_to_p():

@@ -13,10 +13,10 @@ import sympy as sp
 
 from symrope.cli import _prove as _prove_module
 from symrope.cli import main
-from symrope.engine import BUILTIN, Theorem, TheoremBuilder
+from symrope.engine import Theorem
 from symrope.errors import UsageError
 from symrope.linalg import rotation
-from symrope.theorems import THEOREM_MODULES
+from symrope.theorems import BUILTIN, THEOREM_MODULES, TheoremBuilder
 
 
 def run_cli(*args):
@@ -299,7 +299,8 @@ def test_jobs_prove_in_other_processes_and_one_job_in_this_one():
         import contextlib, io, json, os, sys
         import sympy as sp
         from symrope.cli import main
-        from symrope.engine import BUILTIN, Theorem, TheoremBuilder
+        from symrope.engine import Theorem
+        from symrope.theorems import BUILTIN, TheoremBuilder
         x = sp.Symbol("x", real=True)
 
         def build(name):

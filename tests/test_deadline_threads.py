@@ -180,4 +180,5 @@ def test_a_claim_that_cannot_travel_to_the_child_is_undecided_with_the_reason():
     u = Local("u", real=True)
     verdict = _run_in_threads({"local": lambda: verify(sp.cos(u) ** 2, 1 - sp.sin(u) ** 2)})["local"]
     assert verdict.undecided and "cannot be pickled" in verdict.reason
+    assert verdict.details["reason_code"] == "not_picklable"
     assert verify(sp.cos(u) ** 2, 1 - sp.sin(u) ** 2).proved  # on the main thread: in-process

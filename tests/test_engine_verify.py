@@ -8,6 +8,7 @@ import pytest
 import sympy as sp
 
 from symrope import InternalError, UsageError, verify
+from symrope.engine import UndecidedReason, Verdict
 from tests.soundness_helpers import HARD_TRUE_CLAIM
 
 x, y = sp.symbols("x y", real=True)
@@ -137,7 +138,7 @@ def test_a_wrong_proof_is_an_internal_error_never_a_verdict(monkeypatch):
     broken = [("always zero", lambda e: sp.Integer(0))]
     monkeypatch.setattr("symrope.engine._verify.STRATEGIES", broken)
     monkeypatch.setattr("symrope.engine._verify.TEMPLATE_STRATEGIES", broken)
-    monkeypatch.setattr("symrope.engine._verify._probe", lambda *args: None)
+    monkeypatch.setattr("symrope.engine._points.probe", lambda *args: None)
     with pytest.raises(InternalError, match="proved"):
         verify(sp.sin(x), sp.cos(x))
 
@@ -250,6 +251,29 @@ def test_undecided_reason_counts_the_points_that_agreed():
     assert sampled > 0 and verdict.details["agreeing_points"] == sampled
     assert f"agreed numerically at {sampled} of {sampled} sampled points" in verdict.reason
     assert "evidence, not proof" in verdict.reason
+    # the prose has a stable code beside it, in the details and in the JSON
+    assert verdict.undecided_reason is UndecidedReason.NO_REWRITE
+    assert verdict.to_dict()["reason_code"] == "no_rewrite" == verdict.details["reason_code"]
+    assert "reason_code" not in verify(sp.Integer(1), sp.Integer(1)).to_dict()
+
+
+def test_every_undecided_reason_has_its_own_code_and_prose():
+    codes = [reason.value for reason in UndecidedReason]
+    assert len(codes) == len(set(codes)) and all(code.islower() for code in codes)
+    assert all(reason.template.strip() for reason in UndecidedReason)
+    made = Verdict.undecided_because(UndecidedReason.TIME_BUDGET, x, x + 1, budget=2.5,
+                                     evidence="it agreed at 3 of 3 points")
+    assert made.reason == ("time budget of 2.5 s exhausted before the difference reduced to "
+                           "zero or a counterexample was found; it agreed at 3 of 3 points")
+    assert made.undecided and made.undecided_reason is UndecidedReason.TIME_BUDGET
+
+
+def test_a_float_beyond_any_exact_value_is_undecided_with_its_code():
+    # written with a fractional mantissa: SymPy reads "1e1000000000" as an exact decimal first,
+    # which never ends
+    verdict = verify(x * sp.Float("1.29685640608483e+43429448190325182765"), x)
+    assert verdict.undecided_reason is UndecidedReason.FLOAT_OUT_OF_RANGE
+    assert "its exact value cannot be built" in verdict.reason
 
 
 def test_undecided_reason_says_when_no_point_could_be_evaluated():

@@ -5,7 +5,7 @@ from unittest import mock
 import sympy as sp
 
 from symrope.checker import Encoding, check
-from symrope.checker import _check as checker
+from symrope.checker._run import CheckRun
 from symrope.checker._continuity import value_at_origin
 from symrope.checker._exponential import Exponentials
 from symrope.linalg import rotation
@@ -25,7 +25,7 @@ def test_two_axis_generators_are_read_with_every_offset_at_zero():
     # X_1 = diag(J, -J), J = [[0, -1], [1, 0]]. Setting only d_k to 0 left sin(d1) in X_0, and
     # H(d) = exp(d.X) came out refuted though all four assumptions are proved.
     encoding = Encoding.from_matrices("rope_2d", _rope_2d, _rope_2d, position_dims=2)
-    with mock.patch.object(checker._Run, "exponentials", _without_recognition):
+    with mock.patch.object(CheckRun, "exponentials", _without_recognition):
         report = check(encoding, budget=60)
     assert set(report.verdicts().values()) == {"proved"}
     assert report.generator["exponential"]["verdict"] == "proved"

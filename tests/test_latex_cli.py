@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 import sympy as sp
 
-from symrope.engine import BUILTIN, Theorem, TheoremBuilder
+from symrope.engine import Theorem
 from symrope.errors import UsageError
 from symrope.cli._latex import main
-from symrope.theorems import builtin_theorems
+from symrope.theorems import BUILTIN, TheoremBuilder, builtin_theorems
 from test_latex_support import pdf_text, require_tool
 
 

@@ -274,7 +274,7 @@ def test_a_moved_counterexample_carries_the_certificate_of_its_own_point():
     # enclosure of |difference|) must be the new point's, never the one the checker first found
     import torch
 
-    from symrope.checker._report import exact_of
+    from symrope.checker import PairScore, ScoreOnBasis
     from symrope.lifting import check_lifted, lift
 
     def keys_flipped(q, k, positions):
@@ -294,16 +294,10 @@ def test_a_moved_counterexample_carries_the_certificate_of_its_own_point():
         report = check_lifted(lift(function, head_dim=2))
         for result in report.assumptions.values():
             example = result.counterexample
-            if not example:
+            if not isinstance(example, (ScoreOnBasis, PairScore)):
                 continue
-            pairs = [("score", "reference_score"), ("score_at_s_t", "score_at_0_t_minus_s"),
-                     ("score", "x_dot_y")]
-            left, right = next((a, b) for a, b in pairs if a in example and b in example) \
-                if any(a in example and b in example for a, b in pairs) else ("score", None)
-            here = float(exact_of(example[left]))
-            there = (float(exact_of(example[right])) if right else
-                     float(int(example["x"] == example["y"])))
-            certificate = example["certificate"]
+            here, there = float(example.score.exact), float(example.expected.exact)
+            certificate = example.certificate
             assert certificate and certificate["excludes_zero"]
             assert float(certificate["lower_bound"]) <= abs(here - there) * (1 + 1e-9)
             assert abs(here - there) <= float(certificate["upper_bound"]) * (1 + 1e-9)

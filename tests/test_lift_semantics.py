@@ -105,7 +105,7 @@ def test_casts_of_positions_record_hazards_with_their_line():
 
 
 def test_a_neutral_name_maps_every_aten_op():
-    from symrope.lifting._symbolic import _ATEN
+    from symrope.lifting._aten import ATEN
 
-    names = {name for name in _ATEN.values() if name is not None}
+    names = {name for name in ATEN.values() if name is not None}
     assert names <= set(semantics.OPS), names - set(semantics.OPS)

@@ -15,7 +15,7 @@ import sympy as sp
 from symrope import verify
 from symrope.checker import Encoding, check
 from symrope.engine._blocks import expression_key, is_instance, template_of
-from symrope.engine._exact import exact_rational, read_floats_exactly
+from symrope._exact import exact_rational, read_floats_exactly
 from tests.soundness_helpers import assert_sound_refutation
 
 s = sp.Symbol("s", real=True)

@@ -21,7 +21,8 @@ from symrope.checker import _check as checker_stages
 from symrope.checker._claims import Clock
 from symrope.checker._report import AssumptionResult
 from symrope.engine._certified import Inconclusive, PointEvaluator
-from symrope.engine._sampling import evaluate, sample_point, sweep
+from symrope.engine._judgement import evaluate
+from symrope.engine._sampling import sample_point, sweep
 from tests.soundness_helpers import assert_sound_refutation, in_real_domain
 
 x, y, u, v = sp.symbols("x y u v", real=True)

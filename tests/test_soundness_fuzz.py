@@ -60,10 +60,10 @@ def test_the_fuzzer_catches_an_unsound_engine(monkeypatch):
     """A verify that proves everything is caught on a false claim (the check can fail)."""
     rng = random.Random(3)
     claim = next(c for c in (random_claim(rng) for _ in range(100)) if not c.true)
-    monkeypatch.setattr("symrope.engine._verify._probe", lambda *args: None)
+    monkeypatch.setattr("symrope.engine._points.probe", lambda *args: None)
     monkeypatch.setattr("symrope.engine._verify.STRATEGIES", [("zero", lambda e: 0)])
     monkeypatch.setattr("symrope.engine._verify.TEMPLATE_STRATEGIES", [("zero", lambda e: 0)])
-    monkeypatch.setattr("symrope.engine._verify._cross_check", lambda *args: 0)
+    monkeypatch.setattr("symrope.engine._points.cross_check", lambda *args: 0)
     monkeypatch.setattr("symrope.engine._verify._decide_matrix_algebra",
                         lambda run, clock: None)
     try:

@@ -13,12 +13,10 @@ import time
 
 import sympy as sp
 
-from symrope.engine import (PROVED, REFUTED, UNDECIDED, BudgetExhausted, Verdict, deadline,
-                            verify)
-from symrope.engine._strategies import is_literal_zero
-from symrope.engine._exact import read_floats_exactly
-from symrope.engine._sampling import Unsampleable, evaluate, has_thresholds, sweep
-from symrope.engine._verify import refutation
+from symrope._exact import read_floats_exactly
+from symrope.engine import (PROVED, REFUTED, UNDECIDED, BudgetExhausted, UndecidedReason,
+                            Unsampleable, Verdict, deadline, evaluate, has_thresholds,
+                            is_literal_zero, refutation, sweep, verify)
 from symrope.errors import UsageError
 from symrope.checker._continuity import continuity_obstacle
 from symrope.checker._structure import block_claim
@@ -37,7 +35,7 @@ class Clock:
     is left of the current stage (at least 0.5 s).
     """
 
-    def __init__(self, budget: float):
+    def __init__(self, budget: float) -> None:
         self.start = time.monotonic()
         self.budget = budget
         self.stage_end = None
@@ -63,8 +61,8 @@ class Clock:
         return max(total, _MIN_STEP_BUDGET)
 
 
-def decide(lhs, rhs, clock: Clock, expand: bool = False, positions=(),
-           probe_undecided: bool = True) -> Verdict:
+def decide(lhs: object, rhs: object, clock: Clock, expand: bool = False,
+           positions: tuple | list = (), probe_undecided: bool = True) -> Verdict:
     """``symrope.verify(lhs, rhs)`` within the check's budget (see the module docstring).
 
     With ``positions`` (the claim's position symbols), a claim whose expressions switch at a
@@ -87,7 +85,7 @@ def decide(lhs, rhs, clock: Clock, expand: bool = False, positions=(),
     try:
         verdict = verify(lhs, rhs, budget=clock.left())
     except UsageError as error:  # a dense block above the engine's explicit-size limit
-        return Verdict(UNDECIDED, lhs, rhs, reason=f"a block is too large to decide: {error}")
+        return Verdict.undecided_because(UndecidedReason.TOO_LARGE, lhs, rhs, detail=error)
     if verdict.undecided and _has_sinc(lhs, rhs):
         verdict = _verify_through_sinc(lhs, rhs, verdict, clock) or verdict
     if verdict.undecided and positions and probe_undecided and not probed:
@@ -154,14 +152,14 @@ def _verify_through_sinc(lhs, rhs, verdict, clock):
                    cross_checks=off_zeros.cross_checks)
 
 
-def combine(verdicts) -> str:
+def combine(verdicts: list[Verdict]) -> str:
     statuses = {v.status for v in verdicts}
     if REFUTED in statuses:
         return REFUTED
     return UNDECIDED if UNDECIDED in statuses else PROVED
 
 
-def methods(verdicts) -> str:
+def methods(verdicts: list[Verdict]) -> str:
     """The rewrites that did the work (entries that were literally equal are not a method)."""
     pieces = list(dict.fromkeys(piece.strip().split(",")[0] for v in verdicts if v.method
                                 for piece in v.method.split(";") if "cross-check" not in piece))
@@ -185,7 +183,7 @@ def probe_across_scales(lhs, rhs, positions) -> Verdict | None:
 
     The engine's shared sampler sweeps each position symbol in turn across its special values
     (the claim's breakpoints and thresholds, at and beside them) and ``+-10**k`` for
-    k = -9..9, the other symbols drawn as usual (:func:`symrope.engine._sampling.sweep`). A
+    k = -9..9, the other symbols drawn as usual (:func:`symrope.engine.sweep`). A
     point counts only as the engine's points do: rigorous arithmetic encloses the difference
     away from zero, at exact rational coordinates inside the claim's real domain.
     """

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from symrope.checker._report import show
+from symrope.checker._shown import show
 
 __all__ = ["classify_block", "summarise"]
 

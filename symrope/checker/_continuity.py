@@ -19,7 +19,9 @@ import sympy as sp
 from symrope.engine import verify
 
 __all__ = ["ContinuityFinding", "continuity_obstacle", "find_discontinuity",
-           "continuous_extension", "continuous_extensions", "defined_value", "extended_value", "value_at_origin"]
+           "find_switch_discontinuity", "continuous_extension", "continuous_extensions",
+           "defined_value", "extended_value", "value_at_origin", "parameter_values",
+           "symbol_name"]
 
 _CONTINUOUS_FUNCTIONS = (sp.sin, sp.cos, sp.exp, sp.sinh, sp.cosh, sp.tanh, sp.atan, sp.sinc,
                          sp.Abs, sp.erf, sp.Max, sp.Min, sp.re, sp.im)
@@ -27,7 +29,7 @@ _STEP_FUNCTIONS = (sp.floor, sp.ceiling, sp.frac, sp.sign, sp.Heaviside)
 _EPSILON = sp.Rational(1, 10**12)
 
 
-def continuity_obstacle(expr, positions) -> sp.Basic | None:
+def continuity_obstacle(expr: sp.Basic, positions: list) -> sp.Basic | None:
     """The first sub-expression whose continuity in ``positions`` does not follow by structure.
 
     ``None`` means ``expr`` is continuous in the (real) positions everywhere, by composition of
@@ -94,7 +96,7 @@ class ContinuityFinding:
                 f"{sp.sstr(self.right)}, value {value}")
 
 
-def find_discontinuity(expr, positions, fixed: dict, budget: float = 5.0) -> ContinuityFinding | None:
+def find_discontinuity(expr: sp.Basic, positions: list, fixed: dict, budget: float = 5.0) -> ContinuityFinding | None:
     """Search the candidate points of ``expr`` for a discontinuity along each position axis.
 
     ``fixed`` gives exact values to every other free symbol (other position axes are set to
@@ -316,7 +318,7 @@ def continuous_extensions(entries, axis, budget: float = 5.0) -> str | None:
     return "; ".join(dict.fromkeys(found))
 
 
-def symbol_name(symbol) -> str:
+def symbol_name(symbol: sp.Symbol) -> str:
     """A symbol's name as the user reads it (a Dummy prints with a leading underscore)."""
     return symbol.name if isinstance(symbol, sp.Symbol) else sp.sstr(symbol)
 
@@ -373,3 +375,63 @@ def value_at_origin(matrix, axes) -> sp.ImmutableMatrix | None:
     if any(v is None or defined_value(v, {}) is None for v in values):
         return None
     return sp.ImmutableMatrix(matrix.shape[0], matrix.shape[1], values)
+
+
+_PARAMETER_CANDIDATES = (sp.Rational(3, 2), sp.Integer(2), sp.Rational(-3, 2), sp.Integer(-2),
+                         sp.Integer(1), sp.Integer(0), sp.Rational(1, 2) + sp.I)
+
+
+def parameter_values(expr: sp.Basic, positions: list) -> dict:
+    """Exact values for the encoding's own symbols (a symbolic theta), respecting assumptions.
+
+    A value that breaks a parameter's assumptions (3/2 for a negative one) would make any
+    discontinuity found there a statement about another encoding; such a parameter stays
+    symbolic instead.
+    """
+    values = {}
+    for symbol in getattr(expr, "free_symbols", set()) - set(positions):
+        for value in _PARAMETER_CANDIDATES:
+            if all(getattr(value, f"is_{fact}", None) == expected
+                   for fact, expected in symbol.assumptions0.items() if fact != "commutative"):
+                values[symbol] = value
+                break
+    return values
+
+
+def find_switch_discontinuity(value: sp.Basic, positions: list, budget: float) -> ContinuityFinding | None:
+    """A discontinuity of one entry along one position axis, the other axes fixed.
+
+    ``Max``/``Min`` of positions (a schedule switched by ``max(P)``) are rewritten as
+    ``Piecewise`` on each line first, where their switching points can be solved for.
+    """
+    fixed = parameter_values(value, positions)
+    for symbol in set(value.free_symbols) - set(positions):
+        fixed.setdefault(symbol, sp.Integer(1))
+    if value.has(sp.Piecewise, sp.Max, sp.Min):  # the switches first: solving them is cheap
+        for axis in positions:
+            others = {p: fixed.get(p, sp.Rational(1, 3)) for p in positions if p != axis}
+            line = value.xreplace({**fixed, **others})
+            if line.has(sp.Max, sp.Min):
+                line = line.rewrite(sp.Piecewise)
+            for point in _switch_points(line, axis):
+                finding = _examine(line, axis, point, budget)
+                if finding is not None:
+                    finding.position = {axis: point, **others}
+                    return finding
+    return find_discontinuity(value, positions, fixed, budget=budget)
+
+
+def _switch_points(line, axis) -> list:
+    """Where a ``Piecewise`` condition of ``line`` switches along ``axis`` (linear relations)."""
+    points = []
+    for node in sp.preorder_traversal(line):
+        if not isinstance(node, sp.Piecewise):
+            continue
+        for _, condition in node.args:
+            for relation in condition.atoms(sp.core.relational.Relational):
+                difference = relation.lhs - relation.rhs
+                if axis in difference.free_symbols and difference.is_polynomial(axis) and \
+                        sp.degree(difference, axis) == 1:
+                    root = sp.solve(difference, axis)
+                    points += [r for r in root if r.is_number and r not in points]
+    return points[:8]

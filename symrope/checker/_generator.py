@@ -5,13 +5,15 @@ Everything is decided block by block in the partition found by ``_structure``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import sympy as sp
 
 from symrope.engine import PROVED
 from symrope.checker._claims import combine
 from symrope.checker._classify import classify_block, summarise
 from symrope.checker._continuity import value_at_origin
-from symrope.checker._report import show
+from symrope.checker._shown import show
 from symrope.checker._structure import block_claim
 
 __all__ = ["generator", "from_relative", "Unclassifiable"]
@@ -56,7 +58,8 @@ def generator(run):
     return from_relative(H, offsets, names, run.blocks.groups, run._verify)
 
 
-def from_relative(H, offsets, names, groups, decide):
+def from_relative(H: list, offsets: list, names: list, groups: list,
+                  decide: Callable) -> tuple:
     """Generators, ``H(d) = e^{dX}``, skewness, commutation and classification from ``H``.
 
     ``H`` are the diagonal blocks (index ``groups``) of the relative transform as functions of

@@ -4,16 +4,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import sympy as sp
-
 from symrope._cliutil import VERDICT_EXIT_CODES as EXIT_CODES
-from symrope.engine import PROVED, REFUTED, UNDECIDED
+from symrope.checker._classify import describe
+from symrope.checker._counterexample import Counterexample
+# the exact values of a report have their own home; named here too for code that read them here
+from symrope.checker._shown import Shown, exact_of, show
+from symrope.engine import PROVED, REFUTED, UNDECIDED, UndecidedReason
 
-__all__ = ["AssumptionResult", "CheckReport", "ASSUMPTIONS", "EXIT_CODES", "Shown", "show",
-           "exact_of"]
+__all__ = ["AssumptionResult", "CheckReport", "ASSUMPTIONS", "ASSUMPTION_TITLES", "EXIT_CODES",
+           "Shown", "show", "exact_of"]
 
 ASSUMPTIONS = ("linearity", "translation_invariance", "identity_at_zero", "continuity")
-_TITLES = {"linearity": "linearity", "translation_invariance": "translation invariance",
+# each assumption in words, as the terminal's table (and the lift's assertions) name it
+ASSUMPTION_TITLES = {"linearity": "linearity", "translation_invariance": "translation invariance",
            "identity_at_zero": "identity at zero offset", "continuity": "continuity"}
 
 
@@ -21,8 +24,10 @@ _TITLES = {"linearity": "linearity", "translation_invariance": "translation inva
 class AssumptionResult:
     """The verdict on one assumption, with its evidence in the user's terms.
 
-    ``counterexample`` (only when refuted) is a JSON-friendly dict: the positions, content
-    vectors and the two values that should have agreed (or the point of discontinuity).
+    ``counterexample`` (only when refuted) is a typed :class:`~symrope.checker.Counterexample`:
+    the positions, content vectors and the two values that should have agreed (or the point of
+    discontinuity); its ``to_dict()`` is the JSON. ``undecided_reason`` (only when undecided)
+    names why, as an :class:`~symrope.engine.UndecidedReason` (``reason_code`` in the JSON).
     ``verdicts`` are the engine's :class:`~symrope.engine.Verdict` objects behind the verdict.
     ``proof`` says how a proved verdict was reached, as data (``route``: ``matrices``,
     ``superposition``, ``exponential``, ``blocks``, ``score``, ``composition`` or
@@ -33,16 +38,21 @@ class AssumptionResult:
     name: str
     verdict: str
     evidence: str
-    counterexample: dict | None = None
+    counterexample: Counterexample | None = None
     verdicts: list = field(default_factory=list)
     seconds: float = 0.0
     proof: dict | None = None
+    undecided_reason: UndecidedReason | None = None
 
     def to_dict(self) -> dict:
-        out = {"verdict": self.verdict, "counterexample": self.counterexample,
+        out = {"verdict": self.verdict,
+               "counterexample": None if self.counterexample is None else
+               self.counterexample.to_dict(),
                "evidence": self.evidence, "seconds": round(self.seconds, 4)}
         if self.proof is not None:
             out["proof"] = self.proof
+        if self.verdict == UNDECIDED and self.undecided_reason is not None:
+            out["reason_code"] = self.undecided_reason.value
         return out
 
 
@@ -139,10 +149,10 @@ class CheckReport:
                  f"  {'assumption':<26}{'verdict':<11}evidence"]
         for name in ASSUMPTIONS:
             result = self.assumptions[name]
-            lines.append(f"  {_TITLES[name]:<26}{result.verdict:<11}{result.evidence}")
+            lines.append(f"  {ASSUMPTION_TITLES[name]:<26}{result.verdict:<11}{result.evidence}")
             if result.counterexample:
                 lines.append(f"  {'':<26}{'':<11}counterexample: "
-                             f"{result.counterexample.get('summary', result.counterexample)}")
+                             f"{result.counterexample.summary}")
         if self.uniform_scale and self.uniform_scale.get("c2"):
             scale = self.uniform_scale
             lines.append(f"  {'attention factor':<26}{scale['verdict']:<11}relative up to a "
@@ -162,8 +172,6 @@ class CheckReport:
         if generator:
             lines += _generator_lines(generator)
         if classification:
-            from symrope.checker._classify import describe
-
             for axis, groups in classification.items():
                 prefix = "" if len(classification) == 1 else f"[{axis}] "
                 lines += [f"  {prefix}{line}" for line in describe(groups)]
@@ -196,47 +204,3 @@ def _generator_lines(generator: dict) -> list[str]:
     if generator.get("commute") is not None:
         lines.append(f"  generators commute: {generator['commute']['verdict']}")
     return lines
-
-
-class Shown(str):
-    """The short string of an exact value that also carries the value itself (``.exact``).
-
-    A report is JSON (the string is what ``--json`` prints), and readers in the same process
-    (the LaTeX renderer, the lift's float replay) take ``.exact`` instead of parsing the string
-    back: text is never turned into an expression (``sympify`` of a string evaluates Python).
-    """
-
-    __slots__ = ("exact",)
-
-    def __new__(cls, text: str, exact):
-        shown = super().__new__(cls, text)
-        shown.exact = exact
-        return shown
-
-    def __reduce__(self):
-        return Shown, (str(self), self.exact)
-
-
-def exact_of(value: object) -> sp.Basic | list:
-    """The exact value behind a report entry: ``.exact`` of a :class:`Shown`, a SymPy object or
-    a Python number as it is, lists entry by entry. Text without its value is refused, never
-    parsed (``sympify`` of a string evaluates Python)."""
-    exact = getattr(value, "exact", None)
-    if exact is not None:
-        return exact
-    if isinstance(value, sp.Basic):
-        return value
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return sp.sympify(value, strict=True)
-    if isinstance(value, (list, tuple)):
-        return [exact_of(v) for v in value]
-    from symrope.errors import InternalError
-
-    raise InternalError(f"a report entry without its exact value: {value!r}")
-
-
-def show(value) -> Shown:
-    """Exact values as short strings (matrices as nested lists), carrying the value."""
-    if isinstance(value, sp.MatrixBase):
-        return Shown(sp.sstr(value.tolist()), value)
-    return Shown(sp.sstr(value), value)

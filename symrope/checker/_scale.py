@@ -21,13 +21,13 @@ import sympy as sp
 
 from symrope.checker._claims import combine, methods
 from symrope.checker._continuity import value_at_origin
-from symrope.checker._report import show
+from symrope.checker._shown import show
 from symrope.engine import PROVED, REFUTED, BudgetExhausted, deadline
 
 __all__ = ["constant_of", "read_after_verdicts"]
 
 
-def constant_of(blocks, positions) -> sp.Expr | None:
+def constant_of(blocks: list, positions: list) -> sp.Expr | None:
     """``c^2`` if the blocks at every position 0 are ``c^2 I`` with a constant ``c^2 != 0, 1``."""
     zero = {p: sp.Integer(0) for p in positions}
     values = [sp.ImmutableMatrix(b.xreplace(zero)).applyfunc(sp.simplify) for b in blocks]

@@ -15,7 +15,7 @@ import sympy as sp
 __all__ = ["jacobian", "block_partition", "Blocks"]
 
 
-def jacobian(vector, x) -> sp.ImmutableMatrix:
+def jacobian(vector: sp.MatrixBase, x: list) -> sp.ImmutableMatrix:
     """``d vector / d x``, differentiating each entry only by the symbols it contains (sparse)."""
     dim_out, dim_in = vector.shape[0], x.shape[0]
     index = {symbol: j for j, symbol in enumerate(x)}
@@ -59,7 +59,7 @@ class Blocks:
         return len(self.groups)
 
 
-def block_partition(dim: int, *matrices) -> Blocks:
+def block_partition(dim: int, *matrices: sp.MatrixBase) -> Blocks:
     """The finest partition in which every matrix is block diagonal (connected components)."""
     parent = list(range(dim))
 
@@ -85,7 +85,7 @@ def block_partition(dim: int, *matrices) -> Blocks:
 EXPLICIT_SIDE = 64
 
 
-def block_claim(blocks: list):
+def block_claim(blocks: list) -> sp.MatrixBase | sp.BlockDiagMatrix:
     """One matrix claim from diagonal blocks, in block order.
 
     The blocks are multiplied out one by one (never as one dense product); the claim is the

@@ -13,7 +13,7 @@ __all__ = ["export_main"]
 
 def export_main(argv: list[str]) -> int:
     """``symrope export coq [NAME ...] --out DIR``: the ``.v`` files of each theorem."""
-    from symrope.kernel._export import export_theorem
+    from symrope.kernel import export_theorem
 
     parser = ArgumentParser(prog="symrope export",
                             description="Export built-in theorems to Coq: the checked steps as "

@@ -24,7 +24,7 @@ def _plural(count: int, noun: str) -> str:
 
 def _kernel_summaries(reports) -> list[dict]:
     """Coq's verdict on each report's exportable steps, with the margin marks set."""
-    from symrope.kernel._summary import kernel_check, kernel_summary, mark_kernel_results
+    from symrope.kernel import kernel_check, kernel_summary, mark_kernel_results
 
     exports, _ = kernel_check([r.theorem for r in reports])
     for report, export in zip(reports, exports):

@@ -146,7 +146,7 @@ def _finish(outcomes: list, documents: list[dict] | None = None) -> int:
 
 
 def _finish_with_kernel(reports, as_json: bool, width: int) -> int:
-    from symrope.kernel._summary import kernel_check, mark_kernel_results
+    from symrope.kernel import kernel_check, mark_kernel_results
 
     exports, kernel_seconds = kernel_check([r.theorem for r in reports])  # one per report
     for report, export in zip(reports, exports):
@@ -180,7 +180,7 @@ def _kernel_total(exports, seconds: float) -> str:
 
 
 def _with_kernel(report, export) -> dict:
-    from symrope.kernel._summary import kernel_summary
+    from symrope.kernel import kernel_summary
 
     document = report.to_dict()
     document["kernel"] = kernel_summary(export)

@@ -66,7 +66,7 @@ def _describe(side):
     return None
 
 
-def block_claims(lhs, rhs) -> list[BlockClaim] | None:
+def block_claims(lhs: object, rhs: object) -> list[BlockClaim] | None:
     """One claim per diagonal block when both sides are block diagonal with equal block shapes.
 
     Block-diagonal factors whose partitions do not line up (``diag(2x2, 3x3)`` times
@@ -186,7 +186,7 @@ def evaluate_shape(description):
     return rows, cols
 
 
-def evaluate(description) -> sp.ImmutableMatrix:
+def evaluate(description: sp.Basic) -> sp.ImmutableMatrix:
     """The explicit block a description stands for."""
     tag = description[0]
     if tag == LEAF:

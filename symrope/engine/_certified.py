@@ -22,6 +22,8 @@ the claim's domain (inconclusive), however the complex principal branch would re
 sub-expression without free symbols (the constant ``log(-2)``) is a number, not a domain
 question, and is evaluated on its principal branch.
 
+The values and their arithmetic (exact while it can be, balls otherwise) are ``_values.py``'s.
+
 References
 ==========
 
@@ -30,9 +32,6 @@ References
    semantics: the inclusion principle).
 """
 
-# Over 500 lines: one evaluator for every kind of SymPy node; the jump handlers, the analytic
-# functions and the domain rule share its value types and precision, so they stay together.
-
 from __future__ import annotations
 
 import math
@@ -40,193 +39,14 @@ import math
 import sympy as sp
 from flint import acb, arb, ctx, fmpq
 
-from symrope.engine._exact import exact_rational
+from symrope._exact import exact_rational
+from symrope.engine._values import (GaussianRational, IMAGINARY_UNIT, Inconclusive,
+                                    MAX_EXACT_FACTORIAL, ONE, ZERO, add, as_ball, as_complex_ball,
+                                    as_gaussian, exact_sqrt, finite, floor_value, imaginary_part,
+                                    is_exact, is_nonzero, is_real, magnitude, multiply, negate,
+                                    power_integer, real_part, sign_of_real, subtract)
 
 __all__ = ["Inconclusive", "PointEvaluator", "is_exact", "magnitude", "subtract"]
-
-# Exact rationals whose powers would grow past this many bits are evaluated as balls instead.
-_EXACT_BITS_LIMIT = 1 << 15
-_MAX_EXACT_FACTORIAL = 1000
-
-
-class Inconclusive(ArithmeticError):
-    """The point decides nothing: a jump, a pole, the edge of the domain, an unknown function."""
-
-
-class _Gaussian:
-    """An exact Gaussian rational ``re + im i`` (complex-typed even where ``im`` is 0)."""
-
-    __slots__ = ("re", "im")
-
-    def __init__(self, re: fmpq, im: fmpq):
-        self.re, self.im = re, im
-
-    def is_zero(self) -> bool:
-        return self.re == 0 and self.im == 0
-
-
-_ZERO, _ONE = fmpq(0), fmpq(1)
-_I = _Gaussian(_ZERO, _ONE)
-
-
-def is_exact(value) -> bool:
-    return type(value) is fmpq or type(value) is _Gaussian
-
-
-def _is_real(value) -> bool:
-    return type(value) is fmpq or type(value) is arb
-
-
-def _ball(value):
-    kind = type(value)
-    if kind is fmpq:
-        return arb(value)
-    if kind is _Gaussian:
-        return acb(arb(value.re), arb(value.im))
-    return value
-
-
-def _complex_ball(value):
-    value = _ball(value)
-    return acb(value) if type(value) is arb else value
-
-
-def _gaussian(value) -> _Gaussian:
-    return value if type(value) is _Gaussian else _Gaussian(value, _ZERO)
-
-
-def _finite(value):
-    if not value.is_finite():
-        raise Inconclusive("a pole or an undefined value")
-    return value
-
-
-def _add(a, b):
-    if type(a) is fmpq and type(b) is fmpq:
-        return a + b
-    if is_exact(a) and is_exact(b):
-        a, b = _gaussian(a), _gaussian(b)
-        return _Gaussian(a.re + b.re, a.im + b.im)
-    return _ball(a) + _ball(b)
-
-
-def _mul(a, b):
-    if type(a) is fmpq and type(b) is fmpq:
-        return a * b
-    if is_exact(a) and is_exact(b):
-        a, b = _gaussian(a), _gaussian(b)
-        return _Gaussian(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re)
-    return _ball(a) * _ball(b)
-
-
-def _neg(a):
-    if type(a) is _Gaussian:
-        return _Gaussian(-a.re, -a.im)
-    return -a
-
-
-def subtract(a, b):
-    """``a - b`` for two values of :class:`PointEvaluator` (exact when both are)."""
-    return _add(a, _neg(b))
-
-
-def _bits(value) -> int:
-    if type(value) is fmpq:
-        return value.height_bits()
-    return max(value.re.height_bits(), value.im.height_bits())
-
-
-def _power_integer(base, n: int):
-    if is_exact(base):
-        if (base == 0 if type(base) is fmpq else base.is_zero()):
-            if n < 0:
-                raise Inconclusive("division by zero")
-            return _ONE if n == 0 else base
-        if _bits(base) * abs(n) <= _EXACT_BITS_LIMIT:
-            if type(base) is fmpq:
-                return base ** n
-            result, square, k = _Gaussian(_ONE, _ZERO), base, abs(n)
-            while k:
-                if k & 1:
-                    result = _mul(result, square)
-                square, k = _mul(square, square), k >> 1
-            if n < 0:
-                norm = result.re * result.re + result.im * result.im
-                result = _Gaussian(result.re / norm, -result.im / norm)
-            return result
-    return _finite(_ball(base) ** n)
-
-
-def magnitude(value):
-    """``|value|``: exact where ``value`` is a rational, otherwise a real ball."""
-    if type(value) is fmpq:
-        return abs(value)
-    if type(value) is _Gaussian:
-        if value.im == 0:
-            return abs(value.re)
-        if value.re == 0:
-            return abs(value.im)
-        return _exact_sqrt(value.re * value.re + value.im * value.im) or \
-            arb(value.re * value.re + value.im * value.im).sqrt()
-    return abs(value)
-
-
-def _exact_sqrt(value: fmpq):
-    try:
-        return value.sqrt()
-    except Exception:  # noqa: BLE001 - FLINT's DomainError: not a square
-        return None
-
-
-def _parts(value) -> tuple:
-    """``(real part, imaginary part)`` of a value, each exact or a real ball."""
-    kind = type(value)
-    if kind is _Gaussian:
-        return value.re, value.im
-    if kind is acb:
-        return value.real, value.imag
-    return value, (_ZERO if kind is fmpq else arb(0))
-
-
-def _real_part(value):
-    return _parts(value)[0]
-
-
-def _imaginary_part(value):
-    return _parts(value)[1]
-
-
-def _sign_of_real(value) -> int | None:
-    """-1, 0 or 1 where certain (0 only for an exact zero), else None."""
-    if type(value) is fmpq:
-        return (value > 0) - (value < 0)
-    if value > 0:
-        return 1
-    if value < 0:
-        return -1
-    return 0 if value.is_zero() else None
-
-
-def _nonzero(value) -> bool | None:
-    """Certainly nonzero (True), exactly zero (False), or unknown (None)."""
-    kind = type(value)
-    if kind is fmpq:
-        return value != 0
-    if kind is _Gaussian:
-        return not value.is_zero()
-    if value.is_zero():
-        return False
-    return True if not value.contains(0) else None
-
-
-def _floor(value):
-    """``floor`` of a real value, only where it is certain (the ball meets no integer jump)."""
-    if type(value) is fmpq:
-        return fmpq(value.floor())
-    whole = value.floor().unique_fmpz()
-    if whole is None:
-        raise Inconclusive("floor at an argument whose enclosure meets an integer")
-    return fmpq(whole)
 
 
 # Functions Arb has, by the name of their arb/acb method.
@@ -300,12 +120,12 @@ class PointEvaluator:
         if node.is_Add:
             total = self._value(node.args[0])
             for arg in node.args[1:]:
-                total = _add(total, self._value(arg))
+                total = add(total, self._value(arg))
             return total
         if node.is_Mul:
             product = self._value(node.args[0])
             for arg in node.args[1:]:
-                product = _mul(product, self._value(arg))
+                product = multiply(product, self._value(arg))
             return product
         if node.is_Pow:
             return self._power(node)
@@ -335,9 +155,9 @@ class PointEvaluator:
             if symbol not in self._point:
                 raise Inconclusive(f"no value for {symbol}")
             given = PointEvaluator({}, self.bits)._value(sp.sympify(self._point[symbol], strict=True))
-            if symbol.is_extended_real is not True and _is_real(given):
+            if symbol.is_extended_real is not True and is_real(given):
                 # a complex symbol at a real value is still complex: no real domain to keep
-                given = _gaussian(given) if type(given) is fmpq else acb(given)
+                given = as_gaussian(given) if type(given) is fmpq else acb(given)
             self._env[symbol] = given
         return self._env[symbol]
 
@@ -350,7 +170,7 @@ class PointEvaluator:
             rational = exact_rational(number)
             return fmpq(int(rational.p), int(rational.q))
         if number is sp.I:
-            return _I
+            return IMAGINARY_UNIT
         if number is sp.pi:
             return arb.pi()
         if number is sp.E:
@@ -368,7 +188,7 @@ class PointEvaluator:
         (complex) branch; anything that depends on the point is outside the claim's domain."""
         if node.free_symbols:
             raise Inconclusive(f"{what} outside its real domain")
-        return _finite(compute())
+        return finite(compute())
 
     def _power(self, node):
         base_node, exponent_node = node.args
@@ -377,24 +197,24 @@ class PointEvaluator:
         exponent = self._value(exponent_node)
         base = self._value(base_node)
         if type(exponent) is fmpq and exponent.q == 1:
-            return _power_integer(base, int(exponent.p))
+            return power_integer(base, int(exponent.p))
         if type(base) is fmpq and type(exponent) is fmpq and base >= 0:
-            root = _exact_sqrt(base) if exponent.q == 2 else None
+            root = exact_sqrt(base) if exponent.q == 2 else None
             if root is not None:
-                return _power_integer(root, int(exponent.p))
+                return power_integer(root, int(exponent.p))
             if base == 0:
                 if exponent > 0:
-                    return _ZERO
+                    return ZERO
                 raise Inconclusive("division by zero")
-        if _is_real(base) and _is_real(exponent):
-            result = _ball(base) ** _ball(exponent)
+        if is_real(base) and is_real(exponent):
+            result = as_ball(base) ** as_ball(exponent)
             if result.is_finite():
                 return result
             return self._outside_real_domain(
-                node, "a power", lambda: _complex_ball(base) ** _complex_ball(exponent))
-        if type(base) is fmpq and base == 0 or type(base) is _Gaussian and base.is_zero():
+                node, "a power", lambda: as_complex_ball(base) ** as_complex_ball(exponent))
+        if type(base) is fmpq and base == 0 or type(base) is GaussianRational and base.is_zero():
             raise Inconclusive("0 to a complex power")
-        return _finite(_complex_ball(base) ** _complex_ball(exponent))
+        return finite(as_complex_ball(base) ** as_complex_ball(exponent))
 
     def _analytic(self, node, name: str):
         if len(node.args) != 1:
@@ -403,13 +223,13 @@ class PointEvaluator:
         return self._analytic_value(node, name, self._value(node.args[0]))
 
     def _analytic_value(self, node, name: str, argument):
-        if _is_real(argument):
-            result = getattr(_ball(argument), name)()
+        if is_real(argument):
+            result = getattr(as_ball(argument), name)()
             if result.is_finite():
                 return result
             return self._outside_real_domain(
-                node, name, lambda: getattr(_complex_ball(argument), name)())
-        argument = _complex_ball(argument)
+                node, name, lambda: getattr(as_complex_ball(argument), name)())
+        argument = as_complex_ball(argument)
         axis = _CUTS.get(name)
         if axis is not None:
             across, along = (argument.imag, argument.real) if axis == "real" else \
@@ -417,18 +237,18 @@ class PointEvaluator:
             safe = along > 1 if name == "acosh" else abs(along) < 1
             if across.contains(0) and not safe:
                 raise Inconclusive(f"{name} at its branch cut")
-        return _finite(getattr(argument, name)())
+        return finite(getattr(argument, name)())
 
     def _reciprocal(self, node, name: str):
         argument = self._value(node.args[0])
-        if not _is_real(argument):
+        if not is_real(argument):
             raise Inconclusive(f"no rigorous enclosure for {type(node).__name__} of a complex "
                                "argument")
-        if _nonzero(argument) is False and node.func is sp.acot:
+        if is_nonzero(argument) is False and node.func is sp.acot:
             return arb.pi() / 2
-        if not _nonzero(argument):
+        if not is_nonzero(argument):
             raise Inconclusive(f"{type(node).__name__} at an argument that may be 0")
-        inverse = _power_integer(argument, -1)
+        inverse = power_integer(argument, -1)
         return self._analytic_value(node, name, inverse)
 
     # ------------------------------------------------------------------ conditions
@@ -447,15 +267,15 @@ class PointEvaluator:
             value = self._truth(condition.args[0])
             return None if value is None else not value
         if isinstance(condition, sp.core.relational.Relational):
-            difference = _add(self._value(condition.lhs), _neg(self._value(condition.rhs)))
+            difference = add(self._value(condition.lhs), negate(self._value(condition.rhs)))
             if isinstance(condition, (sp.Eq, sp.Ne)):
-                nonzero = _nonzero(difference)
+                nonzero = is_nonzero(difference)
                 if nonzero is None:
                     return None
                 return nonzero if isinstance(condition, sp.Ne) else not nonzero
-            if not _is_real(difference):
+            if not is_real(difference):
                 return None
-            sign = _sign_of_real(difference)
+            sign = sign_of_real(difference)
             if sign is None:
                 return None
             return {sp.StrictLessThan: sign < 0, sp.LessThan: sign <= 0,
@@ -467,17 +287,17 @@ class PointEvaluator:
 # ---------------------------------------------------------------------- jumps and parts
 def _sign(evaluator, node):
     value = evaluator._value(node.args[0])
-    if _is_real(value):
-        sign = _sign_of_real(value)
+    if is_real(value):
+        sign = sign_of_real(value)
         if sign is None:
             raise Inconclusive("sign at an argument whose enclosure contains 0")
         return fmpq(sign)
-    nonzero = _nonzero(value)
+    nonzero = is_nonzero(value)
     if nonzero is None:
         raise Inconclusive("sign at an argument whose enclosure contains 0")
     if not nonzero:
-        return _ZERO
-    ball = _complex_ball(value)
+        return ZERO
+    ball = as_complex_ball(value)
     return ball / abs(ball)
 
 
@@ -485,29 +305,29 @@ def _floor_node(evaluator, node, *, ceiling: bool = False, fraction: bool = Fals
     value = evaluator._value(node.args[0])
 
     def one(part):
-        whole = -_floor(-part) if ceiling else _floor(part)
-        return _add(part, _neg(whole)) if fraction else whole
+        whole = -floor_value(-part) if ceiling else floor_value(part)
+        return add(part, negate(whole)) if fraction else whole
 
-    if _is_real(value):
+    if is_real(value):
         return one(value)
-    return _add(one(_real_part(value)), _mul(_I, one(_imaginary_part(value))))
+    return add(one(real_part(value)), multiply(IMAGINARY_UNIT, one(imaginary_part(value))))
 
 
 def _mod(evaluator, node):
     a, m = (evaluator._value(arg) for arg in node.args)
-    if not (_is_real(a) and _is_real(m)):
+    if not (is_real(a) and is_real(m)):
         raise Inconclusive("Mod of complex values")
-    if not _nonzero(m):
+    if not is_nonzero(m):
         raise Inconclusive("Mod by a modulus that may be 0")
-    quotient = a / m if type(a) is fmpq and type(m) is fmpq else _ball(a) / _ball(m)
-    return _add(a, _neg(_mul(m, _floor(quotient))))
+    quotient = a / m if type(a) is fmpq and type(m) is fmpq else as_ball(a) / as_ball(m)
+    return add(a, negate(multiply(m, floor_value(quotient))))
 
 
 def _heaviside(evaluator, node):
     value = evaluator._value(node.args[0])
-    if not _is_real(value):
+    if not is_real(value):
         raise Inconclusive("Heaviside of a complex value")
-    sign = _sign_of_real(value)
+    sign = sign_of_real(value)
     if sign is None:
         raise Inconclusive("Heaviside at an argument whose enclosure contains 0")
     if sign == 0:
@@ -523,56 +343,56 @@ def _abs(evaluator, node):
 
 def _extremum(evaluator, node):
     values = [evaluator._value(arg) for arg in node.args]
-    if not all(_is_real(v) for v in values):
+    if not all(is_real(v) for v in values):
         raise Inconclusive(f"{type(node).__name__} of complex values")
     largest = isinstance(node, sp.Max)
     if all(type(v) is fmpq for v in values):
         return max(values) if largest else min(values)
-    result = _ball(values[0])
+    result = as_ball(values[0])
     for value in values[1:]:
-        result = result.max(_ball(value)) if largest else result.min(_ball(value))
+        result = result.max(as_ball(value)) if largest else result.min(as_ball(value))
     return result
 
 
 def _re(evaluator, node):
-    return _real_part(evaluator._value(node.args[0]))
+    return real_part(evaluator._value(node.args[0]))
 
 
 def _im(evaluator, node):
-    return _imaginary_part(evaluator._value(node.args[0]))
+    return imaginary_part(evaluator._value(node.args[0]))
 
 
 def _conjugate(evaluator, node):
     value = evaluator._value(node.args[0])
-    if type(value) is _Gaussian:
-        return _Gaussian(value.re, -value.im)
+    if type(value) is GaussianRational:
+        return GaussianRational(value.re, -value.im)
     return value.conjugate() if type(value) is acb else value
 
 
 def _angle(y, x):
     """``atan2(y, x)`` where certain: off the cut (-oo, 0] and away from the origin."""
-    if _sign_of_real(x) == 1 or _nonzero(y):
-        return arb.atan2(_ball(y), _ball(x))
-    if _nonzero(y) is False and _sign_of_real(x) == -1:
+    if sign_of_real(x) == 1 or is_nonzero(y):
+        return arb.atan2(as_ball(y), as_ball(x))
+    if is_nonzero(y) is False and sign_of_real(x) == -1:
         return arb.pi()
     raise Inconclusive("arg or atan2 at the branch cut or at 0")
 
 
 def _arg(evaluator, node):
     value = evaluator._value(node.args[0])
-    return _angle(_imaginary_part(value), _real_part(value))
+    return _angle(imaginary_part(value), real_part(value))
 
 
 def _atan2(evaluator, node):
     y, x = (evaluator._value(arg) for arg in node.args)
-    if not (_is_real(y) and _is_real(x)):
+    if not (is_real(y) and is_real(x)):
         raise Inconclusive("atan2 of complex values")
     return _angle(y, x)
 
 
 def _kronecker(evaluator, node):
     i, j = (evaluator._value(arg) for arg in node.args)
-    nonzero = _nonzero(_add(i, _neg(j)))
+    nonzero = is_nonzero(add(i, negate(j)))
     if nonzero is None:
         raise Inconclusive("KroneckerDelta of values that may be equal")
     return fmpq(int(not nonzero))
@@ -580,9 +400,9 @@ def _kronecker(evaluator, node):
 
 def _factorial(evaluator, node):
     value = evaluator._value(node.args[0])
-    if type(value) is fmpq and value.q == 1 and 0 <= value.p <= _MAX_EXACT_FACTORIAL:
+    if type(value) is fmpq and value.q == 1 and 0 <= value.p <= MAX_EXACT_FACTORIAL:
         return fmpq(math.factorial(int(value.p)))
-    return evaluator._analytic_value(node, "gamma", _add(value, _ONE))
+    return evaluator._analytic_value(node, "gamma", add(value, ONE))
 
 
 def _lambert(evaluator, node):

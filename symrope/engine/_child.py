@@ -16,7 +16,8 @@ from collections.abc import Callable
 from typing import Any
 
 from symrope.engine._deadline import deadline
-from symrope.engine._verdict import UNDECIDED, Verdict
+from symrope.engine._reasons import UndecidedReason
+from symrope.engine._verdict import Verdict
 
 __all__ = ["decide_in_child"]
 
@@ -41,10 +42,9 @@ def decide_in_child(decide: Decide, lhs: Any, rhs: Any, budget: float, seed: int
         try:
             claim = pickle.dumps((lhs, rhs, seed, hypotheses))
         except (pickle.PicklingError, TypeError, AttributeError, RecursionError) as error:
-            return Verdict(UNDECIDED, lhs, rhs, seconds=time.monotonic() - clock.start,
-                           reason="off the main thread a claim is decided in a child process "
-                                  "(so that its budget can be enforced), and this one cannot "
-                                  f"be pickled: {error}")
+            return Verdict.undecided_because(UndecidedReason.NOT_PICKLABLE, lhs, rhs,
+                                             seconds=time.monotonic() - clock.start,
+                                             detail=error)
         receiver, sender = context.Pipe(duplex=False)
         # the child measures the same deadline on the same (system-wide) monotonic clock
         launch = _Launch(context.Process(target=_child_main,
@@ -62,12 +62,13 @@ def decide_in_child(decide: Decide, lhs: Any, rhs: Any, budget: float, seed: int
         if launch.error is not None:
             raise launch.error
         if ended:
-            return Verdict(UNDECIDED, lhs, rhs, seconds=time.monotonic() - clock.start,
-                           reason="the child process deciding the claim ended without a verdict "
-                                  f"(exit code {launch.child.exitcode})")
+            return Verdict.undecided_because(UndecidedReason.CHILD_ENDED, lhs, rhs,
+                                             seconds=time.monotonic() - clock.start,
+                                             exit_code=launch.child.exitcode)
         if outcome is None:
-            return Verdict(UNDECIDED, lhs, rhs, reason=f"time budget of {clock.budget:g} s exhausted",
-                           seconds=time.monotonic() - clock.start)
+            return Verdict.undecided_because(UndecidedReason.CHILD_TIME_BUDGET, lhs, rhs,
+                                             seconds=time.monotonic() - clock.start,
+                                             budget=clock.budget)
     if isinstance(outcome, BaseException):
         raise outcome
     return outcome

@@ -20,9 +20,10 @@ from dataclasses import dataclass
 
 import sympy as sp
 
-from symrope.engine._sampling import Unsampleable, exact_values, sample_point
+from symrope.engine._judgement import exact_values
+from symrope.engine._sampling import Unsampleable, sample_point
 # the same forms the engine's counterexample search solves a hypothesis for
-from symrope.engine._verify import _solved_symbol as _solvable
+from symrope.engine._points import solved_symbol as _solvable
 
 __all__ = ["PremiseCheck", "check_premises"]
 
@@ -125,7 +126,7 @@ def _candidates(pairs, sides, seed: int):
                 yield f"identity matrices, zero for {zeros}", filled(kinds.get)
 
 
-def check_premises(assumptions, lhs=None, rhs=None, *, seed: int = 0) -> PremiseCheck:
+def check_premises(assumptions: list, lhs: object = None, rhs: object = None, *, seed: int = 0) -> PremiseCheck:
     """Whether the premises ``assumptions`` (``Eq(a, b)`` or pairs) can all hold at once, with
     both sides of the claim defined there.
 

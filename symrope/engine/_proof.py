@@ -16,22 +16,22 @@ that a reader can tell instances from general statements.
 
 from __future__ import annotations
 
-import inspect
 import time
-from dataclasses import dataclass, field
 from collections.abc import Iterable
-from typing import Any, Callable, TypeVar
+from dataclasses import dataclass, field
+from typing import Any
 
 import sympy as sp
 
 from symrope._typing import ClaimSide
 from symrope.errors import UsageError
 from symrope.engine._premises import check_premises
+from symrope.engine._reasons import UndecidedReason
 from symrope.engine._verdict import PROVED, REFUTED, UNDECIDED, Verdict, plain_text
 from symrope.engine._verify import _normalise, _rewrites, verify
 
-__all__ = ["Step", "Theorem", "ProofReport", "TheoremBuilder", "theorem", "BUILTIN",
-           "CHECKED", "DEFINITION", "CITED", "assumes_its_claim", "has_content"]
+__all__ = ["Step", "Theorem", "ProofReport", "CHECKED", "DEFINITION", "CITED",
+           "assumes_its_claim", "has_content"]
 
 CHECKED, DEFINITION, CITED = "checked", "definition", "cited"
 DEFAULT_STEP_BUDGET = 10.0
@@ -288,6 +288,9 @@ class Theorem:
     statement_latex: str | None = None
     summary: str | None = None
     title: str | None = None
+    # built by the built-in library's registered builder (symrope.theorems), not merely named
+    # like one: only then do the library's companions (its whole Coq statement) describe it
+    built_in: bool = False
 
     def define(self, name: str, value: object, justification: str, *,
                display: tuple | None = None) -> None:
@@ -327,17 +330,15 @@ class Theorem:
                 results.append(StepResult(step, None))
                 continue
             if assumes_its_claim(step):
-                results.append(StepResult(step, Verdict(
-                    UNDECIDED, step.lhs, step.rhs,
-                    reason="refused: a hypothesis of this step is its own claim, so substituting "
-                           "it proves nothing (check the claim, or cite it)"), content=False))
+                results.append(StepResult(step, Verdict.undecided_because(
+                    UndecidedReason.ASSUMES_ITS_CLAIM, step.lhs, step.rhs), content=False))
                 continue
             premises = check_premises(step.assumptions, step.lhs, step.rhs, seed=seed) \
                 if step.assumptions else None
             if premises is not None and not premises.satisfiable:  # a vacuous implication
-                results.append(StepResult(step, Verdict(
-                    UNDECIDED, step.lhs, step.rhs, reason=f"refused: {premises.text()}"),
-                    content=False, premises=premises.text()))
+                results.append(StepResult(step, Verdict.undecided_because(
+                    UndecidedReason.PREMISES_UNSATISFIED, step.lhs, step.rhs,
+                    premises=premises.text()), content=False, premises=premises.text()))
                 continue
             step_budget = step.budget or DEFAULT_STEP_BUDGET
             if budget is not None:
@@ -356,75 +357,3 @@ def _short(value, limit: int = 120) -> str:
         return f"<{value.shape[0]}x{value.shape[1]} {type(value).__name__}>"
     text = plain_text(value) if isinstance(value, sp.Basic) else str(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-@dataclass(frozen=True)
-class TheoremBuilder:
-    """A parametric theorem of the built-in library: ``build(**params) -> Theorem``.
-
-    ``defaults`` are the parameters ``symrope prove NAME`` uses: the defaults of the build
-    function's signature, so they are written once.
-    """
-
-    name: str
-    summary: str
-    build_function: Callable[..., Theorem]
-    defaults: dict
-    title: str | None = None
-
-    def build(self, **params: object) -> Theorem:
-        unknown = set(params) - set(self.defaults)
-        if unknown:
-            raise UsageError(f"theorem {self.name} has no parameter(s) {', '.join(sorted(unknown))}"
-                             f" (it takes: {', '.join(self.defaults) or 'none'})")
-        merged = {**self.defaults, **params}
-        result = self.build_function(**merged)
-        result.params = merged
-        result.summary = result.summary or self.summary
-        result.title = result.title or self.title
-        return result
-
-
-BUILTIN: dict[str, TheoremBuilder] = {}
-
-
-def signature_defaults(function: Callable) -> dict:
-    """The parameters of a theorem's build function with their defaults, in order.
-
-    Every parameter needs a default: it is what ``symrope prove NAME`` uses.
-
-    Examples
-    ========
-
-    >>> from symrope.engine._proof import signature_defaults
-    >>> def build(d=64, theta=10000): ...
-    >>> signature_defaults(build)
-    {'d': 64, 'theta': 10000}
-    """
-    defaults = {}
-    for name, parameter in inspect.signature(function).parameters.items():
-        if parameter.default is inspect.Parameter.empty:
-            raise ValueError(f"theorem builder {function.__name__} needs a default for {name!r} "
-                             f"(the value 'symrope prove' uses)")
-        defaults[name] = parameter.default
-    return defaults
-
-
-_Builder = TypeVar("_Builder", bound=Callable[..., Theorem])
-
-
-def theorem(name: str, summary: str, *, title: str | None = None
-            ) -> Callable[[_Builder], _Builder]:
-    """Register a parametric theorem builder in the built-in library.
-
-    The parameters ``symrope prove NAME`` uses are the defaults of the decorated function's
-    signature; ``title`` is the heading of its derivation, in words.
-    """
-    def register(function):
-        if name in BUILTIN:
-            raise ValueError(f"theorem {name!r} registered twice")
-        BUILTIN[name] = TheoremBuilder(name, summary, function, signature_defaults(function),
-                                       title)
-        return function
-
-    return register

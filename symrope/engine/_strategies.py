@@ -14,7 +14,7 @@ import sympy as sp
 __all__ = ["STRATEGIES", "TEMPLATE_STRATEGIES", "is_literal_zero"]
 
 
-def is_literal_zero(expr) -> bool:
+def is_literal_zero(expr: object) -> bool:
     if isinstance(expr, sp.MatrixBase):
         return all(entry == 0 for entry in expr)
     if isinstance(expr, sp.MatrixExpr):

@@ -12,6 +12,8 @@ from sympy.matrices.expressions import MatMul
 from sympy.printing.precedence import PRECEDENCE, precedence
 from sympy.printing.str import StrPrinter
 
+from symrope.engine._reasons import UndecidedReason
+
 __all__ = ["Verdict", "PROVED", "REFUTED", "UNDECIDED"]
 
 PROVED, REFUTED, UNDECIDED = "proved", "refuted", "undecided"
@@ -41,7 +43,8 @@ class Verdict:
         ``upper_bound``, ``enclosure`` (the Arb ball of ``|lhs - rhs|``, or its exact
         rational), ``excludes_zero``, ``arithmetic`` (``"exact rational arithmetic"`` or
         ``"Arb ball arithmetic"``), ``precision_bits``, ``library``, ``entry``. Undecided
-        verdicts count ``sampled_points``, ``evaluated_points`` and ``agreeing_points``.
+        verdicts carry ``reason_code`` (an :class:`UndecidedReason` code) and count
+        ``sampled_points``, ``evaluated_points`` and ``agreeing_points``.
     """
 
     status: str
@@ -61,6 +64,20 @@ class Verdict:
             raise ValueError(f"unknown verdict status {self.status!r}")
         if self.status == REFUTED and not self.counterexample and self.counterexample != {}:
             raise ValueError("a refutation needs a counterexample")
+
+    @classmethod
+    def undecided_because(cls, reason: UndecidedReason, lhs: object, rhs: object, *, seconds: float = 0.0,
+                          entry: tuple | None = None, details: dict | None = None,
+                          **facts: object) -> "Verdict":
+        """An undecided verdict: ``reason``'s sentence (with ``facts``) and its code."""
+        return cls(UNDECIDED, lhs, rhs, entry=entry, reason=reason.text(**facts),
+                   seconds=seconds, details={**(details or {}), "reason_code": reason.value})
+
+    @property
+    def undecided_reason(self) -> UndecidedReason | None:
+        """Why an undecided verdict is undecided (None for the others)."""
+        code = (self.details or {}).get("reason_code") if self.status == UNDECIDED else None
+        return None if code is None else UndecidedReason(code)
 
     @property
     def proved(self) -> bool:
@@ -90,7 +107,7 @@ class Verdict:
         return f"undecided: {self.reason}{exactly}"
 
     def to_dict(self) -> dict:
-        return {
+        document = {
             "verdict": self.status,
             "claim": f"{_show(self.lhs)} = {_show(self.rhs)}",
             "method": self.method,
@@ -104,6 +121,9 @@ class Verdict:
             "points": {k: v for k, v in (self.details or {}).items() if k.endswith("_points")}
             or None,
         }
+        if self.undecided_reason is not None:
+            document["reason_code"] = self.undecided_reason.value
+        return document
 
     def certified_gap(self, name: str = "lhs - rhs") -> str:
         """``|lhs - rhs| = v (certified: ...)``: the size of the gap and its certificate.

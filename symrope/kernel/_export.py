@@ -5,7 +5,7 @@ Each checked step becomes lemmas this way:
 * a scalar claim: one lemma;
 * an explicit matrix claim: one lemma per entry;
 * a block-diagonal claim (RoPE's ``R_d(s)^T R_d(t) = R_d(t-s)``): the engine's block templates
-  (:mod:`symrope.engine._blocks`: blocks equal up to constants share one) export once, entry by
+  (the engine's ``claim_key``: blocks equal up to constants share one) export once, entry by
   entry, with the constants as universally quantified reals carrying their sign facts (one
   lemma for a symbolic frequency covers every block, so every ``d``); a template with no
   certificate falls back to its concrete blocks.
@@ -28,9 +28,8 @@ from dataclasses import dataclass, field
 
 import sympy as sp
 
-from symrope.engine import BUILTIN, CHECKED, PROVED, Theorem
-from symrope.engine._premises import check_premises
-from symrope.engine._blocks import block_claims, claim_key, evaluate, with_symbolic_constants
+from symrope.engine import (CHECKED, PROVED, Theorem, block_claims, check_premises, claim_key,
+                            evaluate_block, with_symbolic_constants)
 from symrope.kernel._certificate import PRELUDE, NoCertificate, ScalarLemma, scalar_lemma
 from symrope.kernel._matrices import (MATRIX_PRELUDE, MATRIX_SECTION, MATRIX_SECTION_END,
                                       MatrixLemma, matrix_lemma)
@@ -203,15 +202,10 @@ def export_theorem(theorem: Theorem, *, force: bool = False) -> TheoremExport:
             continue
         lemmas = record.lemmas + record.matrix_lemmas
         record.trivial = record.trivial or (bool(lemmas) and all(lemma.trivial for lemma in lemmas))
-    whole = whole_theorem(theorem.name) if _built_in(theorem) else None
+    # built by the library's own builder (not a theorem of the same name from elsewhere): only
+    # then is its whole-theorem Coq file about it
+    whole = whole_theorem(theorem.name) if theorem.built_in else None
     return TheoremExport(theorem.name, module, steps, describe(whole) if whole else None)
-
-
-def _built_in(theorem: Theorem) -> bool:
-    """Built by the library's own builder (not a theorem of the same name from elsewhere): only
-    then is its whole-theorem Coq file about it."""
-    builder = BUILTIN.get(theorem.name)
-    return builder is not None and theorem.summary == builder.summary
 
 
 def _same_sides(step) -> bool:
@@ -309,14 +303,14 @@ def _export_blocks(record: StepExport, claims, prefix: str, force: bool) -> None
     for number, members in enumerate(groups.values()):
         template = with_symbolic_constants(members[0], memo)
         try:
-            record.lemmas += _entry_lemmas(evaluate(template.lhs), evaluate(template.rhs),
+            record.lemmas += _entry_lemmas(evaluate_block(template.lhs), evaluate_block(template.rhs),
                                            f"{prefix}_t{number}", force=False)
             record.templates += 1
             continue
         except (Untranslatable, NoCertificate):
             pass  # constants abstracted too far (e.g. c and -c as two slots): go block by block
         for claim in members:
-            record.lemmas += _entry_lemmas(evaluate(claim.lhs), evaluate(claim.rhs),
+            record.lemmas += _entry_lemmas(evaluate_block(claim.lhs), evaluate_block(claim.rhs),
                                            f"{prefix}_b{claim.index}", force=force)
 
 

@@ -116,11 +116,21 @@ def _first_key(point: dict, *keys: str) -> str:
     return next((key for key in keys if key in point), keys[0])
 
 
+def _basis_coordinate(value) -> int | None:
+    """``i`` of a basis vector ``e_i``: the report's own (a :class:`~symrope.checker.BasisVector`
+    carries it), else read from the text of a report loaded back from JSON; None otherwise."""
+    coordinate = getattr(value, "coordinate", None)
+    if coordinate is not None:
+        return coordinate
+    match = re.fullmatch(r"e_(\d+)", value) if isinstance(value, str) else None
+    return int(match.group(1)) if match else None
+
+
 def _vector(value) -> str:
     """A content vector: ``b_1`` for the report's ``e_0``, else its entries."""
-    match = re.fullmatch(r"e_(\d+)", str(value))
-    if match:
-        return f"b_{{{int(match.group(1)) + 1}}}"
+    coordinate = _basis_coordinate(value)
+    if coordinate is not None:
+        return f"b_{{{coordinate + 1}}}"
     return _math(value)
 
 
@@ -288,7 +298,7 @@ def _counterexample(name: str, point: dict) -> list:
         contents.append(rf"q = {_vector(point['x'])}")
     if "y" in point:
         contents.append(rf"k = {_vector(point['y'])}")
-    basis = any(re.fullmatch(r"e_\d+", str(point.get(key, ""))) for key in ("x", "y"))
+    basis = any(_basis_coordinate(point.get(key)) is not None for key in ("x", "y"))
     where_contents = r",\quad ".join(contents)
     basis_note = (join(" (", math("b_i"), " is the ", math("i"), "-th standard basis vector)")
                   if basis else ())

@@ -23,10 +23,11 @@ from symrope.lifting._audit import audit_summary, schedule_of
 from symrope.lifting._conformance import (TASK_LIMIT, check_model_type, conformance,
                                           conformance_counts, conformance_markdown,
                                           conformance_table)
+from symrope.lifting._assertions import assert_precise, assert_relative
 from symrope.audit import positions_for_arange
 
 __all__ = ["lift", "check_lifted", "annotate", "lift_impl", "lift_library", "registered",
            "LiftedEncoding", "TokenRows", "LiftUndecided", "CASTS_NOTE", "TOKENS", "IMPLS", "lift_hf", "lift_hf_all",
            "positions_for_arange", "audit_summary", "schedule_of", "conformance",
            "check_model_type", "conformance_counts", "conformance_markdown", "conformance_table",
-           "TASK_LIMIT"]
+           "TASK_LIMIT", "assert_relative", "assert_precise"]

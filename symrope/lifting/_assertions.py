@@ -7,10 +7,12 @@ In the manner of ``numpy.testing`` / ``torch.testing``: each passes silently or 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 __all__ = ["assert_relative", "assert_precise"]
 
 
-def assert_relative(fn, head_dim: int = 64, position_dims: int = 1, *, tokens: int | None = None,
+def assert_relative(fn: Callable, head_dim: int = 64, position_dims: int = 1, *, tokens: int | None = None,
                     budget: float = 120.0, allow_scale: bool = True) -> None:
     """Assert that ``fn(q, k, positions) -> (q_rot, k_rot)`` makes attention relative.
 
@@ -55,7 +57,7 @@ def assert_relative(fn, head_dim: int = 64, position_dims: int = 1, *, tokens: i
     AssertionError: <lambda> is not relative: translation invariance refuted: tokens (0, 1) ...
     """
     from symrope.checker import Encoding, check
-    from symrope.checker._report import _TITLES
+    from symrope.checker import ASSUMPTION_TITLES
     from symrope.lifting._errors import LiftUndecided
     from symrope.lifting._lift import lift
     from symrope.lifting._report import check_lifted
@@ -79,7 +81,7 @@ def assert_relative(fn, head_dim: int = 64, position_dims: int = 1, *, tokens: i
             continue
         if assumption == "identity_at_zero" and allow_scale and report.scaled:
             continue
-        title = _TITLES[assumption]
+        title = ASSUMPTION_TITLES[assumption]
         detail = result.counterexample.get("summary") if result.counterexample else \
             result.evidence
         failures.append(f"{title} {result.verdict}: {detail}")
@@ -88,7 +90,7 @@ def assert_relative(fn, head_dim: int = 64, position_dims: int = 1, *, tokens: i
     raise AssertionError(f"{name} {verdict}: " + "; ".join(failures))
 
 
-def assert_precise(fn, dtype: str = "bf16", context: int = 8192, tolerance: float = 2 ** -8, *,
+def assert_precise(fn: Callable, dtype: str = "bf16", context: int = 8192, tolerance: float = 2 ** -8, *,
                    head_dim: int = 64, theta: float | None = None,
                    rope_scaling: dict | None = None) -> None:
     """Assert that ``fn``'s float RoPE stays within ``tolerance`` of the exact one up to ``context``.

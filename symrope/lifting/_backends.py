@@ -2,9 +2,8 @@
 
 In the manner of einops' ``_backends.py``: a tracer is chosen by looking at what the function
 already uses (``sys.modules`` and the function's own globals), and its framework is imported
-only then. Today the torch tracer (``_symbolic.py``, ``__torch_dispatch__``) is the only one;
-a JAX tracer (a jaxpr interpreter mapping primitives onto ``_semantics.OPS``) would register
-here beside it.
+only then. Two tracers are registered: torch's (``_symbolic.py``, ``__torch_dispatch__``) and
+JAX's (``_jax.py``, a jaxpr interpreter); both map their ops onto ``_semantics.OPS``.
 """
 
 from __future__ import annotations

@@ -29,8 +29,7 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from symrope.checker._encoding import Encoding
-from symrope.checker._report import CheckReport
+from symrope.checker import CheckReport, Encoding
 from symrope.errors import UsageError
 from symrope.schedules import RopeConfig
 

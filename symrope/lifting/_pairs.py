@@ -23,15 +23,13 @@ import time
 
 import sympy as sp
 
-from symrope.checker._check import _parameter_values
-from symrope.checker._claims import Clock, combine, decide, methods
-from symrope.checker._continuity import (_examine, continuity_obstacle, find_discontinuity,
-                                         symbol_name)
-from symrope.checker._generator import Unclassifiable, from_relative
-from symrope.checker._report import AssumptionResult, CheckReport, exact_of, show
-from symrope.checker._structure import block_claim, block_partition, jacobian
-from symrope.engine import PROVED, REFUTED, UNDECIDED, BudgetExhausted, deadline, verify
-from symrope.engine._sampling import has_thresholds
+from symrope.checker import (AssumptionResult, CheckReport, Clock, Discontinuity, NonlinearToken,
+                             PairScore, Unclassifiable, block_claim, block_partition, combine,
+                             constant_of, continuity_obstacle, decide, exact_of,
+                             find_switch_discontinuity, from_relative, jacobian, methods, show,
+                             symbol_name)
+from symrope.engine import (PROVED, REFUTED, UNDECIDED, BudgetExhausted, UndecidedReason,
+                            deadline, has_thresholds, threshold_constants, verify)
 from symrope.errors import InternalError
 
 __all__ = ["check_pairs", "pair_order", "simplest_point"]
@@ -50,8 +48,6 @@ def simplest_point(difference, symbols) -> dict | None:
     the caller confirms the point exactly (:func:`symrope.verify`).
     """
     import itertools
-
-    from symrope.engine._sampling import threshold_constants
 
     small, switches = set(_SMALL), set()
     for constant in threshold_constants(difference):
@@ -199,11 +195,12 @@ class _PairRun:
                   else verdict.reason)
         counterexample = None
         if status == REFUTED:
-            counterexample = {"summary": f"token {token}: the Jacobian of its output in its "
-                                         "content still depends on the content",
-                              "token": token}
+            counterexample = NonlinearToken(f"token {token}: the Jacobian of its output in its "
+                                            "content still depends on the content", token)
         return AssumptionResult("linearity", status, reason, counterexample, verdicts,
-                                time.monotonic() - start)
+                                time.monotonic() - start,
+                                undecided_reason=None if verdict is None else
+                                verdict.undecided_reason)
 
     # ---------------------------------------------------------------- claims on pairs
     def _pair_matrix(self, i, j):
@@ -239,7 +236,8 @@ class _PairRun:
             if verdict.undecided:
                 return AssumptionResult("translation_invariance", UNDECIDED,
                                         f"tokens ({i}, {j}): {verdict.reason}", None, verdicts,
-                                        time.monotonic() - start)
+                                        time.monotonic() - start,
+                                        undecided_reason=verdict.undecided_reason)
         pairs = len(verdicts)
         return AssumptionResult(
             "translation_invariance", PROVED,
@@ -271,7 +269,8 @@ class _PairRun:
             if verdict.undecided:
                 return AssumptionResult("identity_at_zero", UNDECIDED,
                                         f"token {i}: {verdict.reason}", None, verdicts,
-                                        time.monotonic() - start)
+                                        time.monotonic() - start,
+                                        undecided_reason=verdict.undecided_reason)
         return AssumptionResult("identity_at_zero", PROVED,
                                 f"F_i(P)^T G_i(P) = I for each of the {self.tokens} tokens "
                                 f"({methods(verdicts)})", None, verdicts,
@@ -296,29 +295,21 @@ class _PairRun:
         try:
             with deadline(self.clock.left()):
                 for name, t, (row, col), value, _ in entries:
-                    finding = _discontinuity(value, self.positions, self.clock.left())
+                    finding = find_switch_discontinuity(value, self.positions,
+                                                        self.clock.left())
                     if finding is not None:
-                        where = ", ".join(f"{symbol_name(k)} = {show(v)}"
-                                          for k, v in finding.position.items())
-                        summary = (f"token {t}: {name}[{row}, {col}] has a {finding.kind} at "
-                                   f"{where}: limit from below {show(finding.left)}, from above "
-                                   f"{show(finding.right)}")
                         return AssumptionResult(
                             "continuity", REFUTED, "a token's transform is not continuous in "
-                            "the positions", {"summary": summary, "token": t, "kind": finding.kind,
-                                              "position": {symbol_name(k): show(v) for k, v in
-                                                           finding.position.items()},
-                                              "left_limit": show(finding.left),
-                                              "right_limit": show(finding.right)},
+                            "the positions", _token_discontinuity(t, name, row, col, finding),
                             seconds=time.monotonic() - start)
         except BudgetExhausted:
             pass
         name, t, (row, col), _, obstacle = entries[0]
+        reason = UndecidedReason.CONTINUITY_UNKNOWN
         return AssumptionResult("continuity", UNDECIDED,
-                                f"token {t}: {name}[{row}, {col}] contains {sp.sstr(obstacle)}, "
-                                "whose continuity symrope cannot establish, and no "
-                                "discontinuity was found at its candidate points",
-                                seconds=time.monotonic() - start)
+                                reason.text(where=f"token {t}: {name}[{row}, {col}]",
+                                            obstacle=sp.sstr(obstacle)),
+                                seconds=time.monotonic() - start, undecided_reason=reason)
 
     # ---------------------------------------------------------------- counterexamples
     def _named_positions(self, point) -> list:
@@ -330,7 +321,7 @@ class _PairRun:
             return self.blocks.original_index(*entry)
         return self.blocks.from_block_order(*entry)
 
-    def _pair_counterexample(self, verdict, i, j, star, lhs, rhs) -> dict:
+    def _pair_counterexample(self, verdict, i, j, star, lhs, rhs) -> PairScore:
         point = dict(verdict.counterexample or {})
         for symbol in self.positions:
             point.setdefault(symbol, sp.Integer(0))
@@ -349,13 +340,13 @@ class _PairRun:
             there = reference.xreplace(
                 {s: v for s, v in zip(self.positions, [c for axes in at_star for c in axes])})
             contents = f"x = e_{a} in token {i}'s query, y = e_{b} in token {j}'s key"
-            extra = {"x": f"e_{a}", "y": f"e_{b}"}
+            basis = (a, b)
         else:
             here, there = lhs.xreplace(point), rhs.xreplace(point)
             contents = "content " + ", ".join(f"{symbol_name(k)} = {show(v)}"
                                               for k, v in point.items()
                                               if k not in self.positions)
-            extra = {}
+            basis = (None, None)
         confirm = verify(here, there, budget=self.clock.left())
         if not confirm.refuted:
             raise InternalError(f"{self.encoding.name}: the counterexample for tokens ({i}, {j}) "
@@ -365,13 +356,11 @@ class _PairRun:
                    f"tokens (0, 1) at the same offset p_{j} - p_{i}, positions "
                    f"{_positions_text(at_star)}: score {_number(there)}; "
                    f"{confirm.certified_gap('difference')}")
-        return {"summary": summary, "pair": [i, j], "positions": _json_positions(positions),
-                "reference_pair": [0, 1 % self.tokens],
-                "reference_positions": _json_positions(at_star), "score": show(here),
-                "reference_score": show(there),
-                "certificate": confirm.details.get("certificate"), **extra}
+        return PairScore(summary, [i, j], _json_positions(positions), show(here), show(there),
+                         confirm.details.get("certificate"), reference_pair=[0, 1 % self.tokens],
+                         reference_positions=_json_positions(at_star), x=basis[0], y=basis[1])
 
-    def _identity_counterexample(self, verdict, i, lhs, rhs) -> dict:
+    def _identity_counterexample(self, verdict, i, lhs, rhs) -> PairScore:
         point = dict(verdict.counterexample or {})
         for symbol in self.positions:
             point.setdefault(symbol, sp.Integer(0))
@@ -384,11 +373,10 @@ class _PairRun:
                 point = small
                 positions = self._named_positions(point)
             here = (self.F[i].T * self.G[i])[a, b].xreplace(point)
-            extra = {"x": f"e_{a}", "y": f"e_{b}"}
-            contents = f"x = e_{a}, y = e_{b}"
+            basis, contents = (a, b), f"x = e_{a}, y = e_{b}"
         else:
             here, there = lhs.xreplace(point), rhs.xreplace(point)
-            extra, contents = {}, "the content of the counterexample"
+            basis, contents = (None, None), "the content of the counterexample"
         # the point may have moved to small integers: refuted there too, certified, or an error
         confirm = verify(here, there, budget=self.clock.left())
         if not confirm.refuted:
@@ -397,19 +385,16 @@ class _PairRun:
         summary = (f"token {i} against itself at positions {_positions_text(positions)}, "
                    f"{contents}: score {_number(here)} but x^T y = {show(there)}; "
                    f"{confirm.certified_gap('difference')}")
-        return {"summary": summary, "pair": [i, i], "positions": _json_positions(positions),
-                "score": show(here), "x_dot_y": show(there),
-                "certificate": confirm.details.get("certificate"), **extra}
+        return PairScore(summary, [i, i], _json_positions(positions), show(here), show(there),
+                         confirm.details.get("certificate"), x=basis[0], y=basis[1])
 
     # ---------------------------------------------------------------- after the four
     def uniform_scale(self) -> dict:
         """Whether ``F_i^T G_i = c^2 I`` for one constant ``c^2`` on every token."""
-        from symrope.checker._scale import constant_of
-
         first = self._pair_matrix(0, 0)
         c2 = constant_of(first, self.positions)
         if c2 is None:
-            return {"verdict": UNDECIDED, "reason": "H(0) is not a constant multiple of I"}
+            return {"verdict": UNDECIDED, "reason": UndecidedReason.NOT_A_UNIFORM_SCALE.text()}
         verdicts = []
         for i in range(self.tokens):
             blocks = self._pair_matrix(i, i)
@@ -451,43 +436,13 @@ def _vanishes_at_zero(vector, symbols) -> bool:
     return all(entry.xreplace(zero) == 0 for entry in vector)
 
 
-def _discontinuity(value, positions, budget):
-    """A discontinuity of one entry along one position axis, the other axes fixed.
-
-    ``Max``/``Min`` of positions (a schedule switched by ``max(P)``) are rewritten as
-    ``Piecewise`` on each line first, where their switching points can be solved for.
-    """
-    fixed = _parameter_values(value, positions)
-    for symbol in set(value.free_symbols) - set(positions):
-        fixed.setdefault(symbol, sp.Integer(1))
-    if value.has(sp.Piecewise, sp.Max, sp.Min):  # the switches first: solving them is cheap
-        for axis in positions:
-            others = {p: fixed.get(p, sp.Rational(1, 3)) for p in positions if p != axis}
-            line = value.xreplace({**fixed, **others})
-            if line.has(sp.Max, sp.Min):
-                line = line.rewrite(sp.Piecewise)
-            for point in _switch_points(line, axis):
-                finding = _examine(line, axis, point, budget)
-                if finding is not None:
-                    finding.position = {axis: point, **others}
-                    return finding
-    return find_discontinuity(value, positions, fixed, budget=budget)
-
-
-def _switch_points(line, axis) -> list:
-    """Where a ``Piecewise`` condition of ``line`` switches along ``axis`` (linear relations)."""
-    points = []
-    for node in sp.preorder_traversal(line):
-        if not isinstance(node, sp.Piecewise):
-            continue
-        for _, condition in node.args:
-            for relation in condition.atoms(sp.core.relational.Relational):
-                difference = relation.lhs - relation.rhs
-                if axis in difference.free_symbols and difference.is_polynomial(axis) and \
-                        sp.degree(difference, axis) == 1:
-                    root = sp.solve(difference, axis)
-                    points += [r for r in root if r.is_number and r not in points]
-    return points[:8]
+def _token_discontinuity(token: int, name: str, row: int, col: int, finding) -> Discontinuity:
+    where = ", ".join(f"{symbol_name(k)} = {show(v)}" for k, v in finding.position.items())
+    summary = (f"token {token}: {name}[{row}, {col}] has a {finding.kind} at {where}: limit "
+               f"from below {show(finding.left)}, from above {show(finding.right)}")
+    return Discontinuity(summary, finding.kind, {symbol_name(k): show(v) for k, v in
+                                                 finding.position.items()},
+                         show(finding.left), show(finding.right), token=token)
 
 
 def _positions_text(positions) -> str:

@@ -1,13 +1,13 @@
 """What each operation computes, exactly: one table keyed by framework-neutral names.
 
-A tracer (``_symbolic.py`` for torch's ``aten`` ops; a jaxpr interpreter later) maps its own ops
+A tracer (``_aten.py`` for torch's ``aten`` ops, ``_jax_eval.py`` for JAX's primitives) maps its own ops
 onto these names; the meaning of ``floor_divide``, a cast to an integer type or
 ``round`` is written here once. The values are SymPy expressions over real symbols.
 
 Exact semantics:
 
-* a float constant is the rational value of its binary number (:func:`exact_number`, the one
-  home of "float -> exact rational");
+* a float constant is the rational value of its binary number (:func:`exact_number`, which
+  reads it through :mod:`symrope._exact`, the one home of "float -> exact rational");
 * a cast between float types is the identity (rounding is the audit's business; the tracer
   records it as a precision hazard where it touches positions), a cast from a float to an
   integer type truncates toward zero, to ``bool`` compares with zero, from ``bool`` gives 0/1;
@@ -41,7 +41,7 @@ from fractions import Fraction
 
 import sympy as sp
 
-from symrope.schedules import get_context
+from symrope._exact import exact_rational
 
 __all__ = ["NumberType", "BOOL", "INT64", "FLOAT16", "BFLOAT16", "FLOAT32", "FLOAT64",
            "COMPLEX64", "COMPLEX128", "OPS", "exact_number", "cast", "integral",
@@ -95,9 +95,10 @@ def exact_number(value):
         return exact_number(value.item())
     if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
         return sp.nan if value != value else (sp.oo if value > 0 else -sp.oo)
-    if isinstance(value, (sp.Basic, bool, int, float)):
-        # the schedules' SymPy context holds the one float -> exact rational reading
-        return get_context("sympy").scalar(value)
+    if isinstance(value, sp.Basic):
+        return value
+    if isinstance(value, (bool, int, float)):
+        return exact_rational(value)  # symrope._exact: the one float -> exact rational reading
     return sp.sympify(value, strict=True)
 
 

@@ -8,16 +8,15 @@ the op runs on a tensor of storage *indices*, and the result's indices say which
 where. Views share storage with their base, so in-place writes through a view are seen by the
 base, as in torch.
 
-What an elementwise op computes is not written here: ``_ATEN`` maps each ``aten`` op onto a
-framework-neutral name of :data:`symrope.lifting._semantics.OPS` (casts, ``floor_divide``,
+What an elementwise op computes is not written here: ``ATEN`` (``_aten.py``) maps each ``aten``
+op onto a framework-neutral name of :data:`symrope.lifting._semantics.OPS` (casts, ``floor_divide``,
 ``round`` half to even, comparisons as relations, ``where`` as ``Piecewise``...). A cast or a
 type promotion of position-dependent values to a float type is recorded as a precision hazard
 (:mod:`symrope.lifting._trace`); a Python branch on a symbolic value (``bool``) is a branch of
 the trace, and ``item()`` of one, or an op outside the table, raises :class:`LiftUndecided`
 naming the op or the line of the code being lifted.
 
-(Over 500 lines: the dispatcher, the aten mapping and the data-movement and special ops are
-one tracer; the meaning of each op is not here but in ``_semantics.py``.)
+The aten table is ``_aten.py``; the meaning of each op is ``_semantics.py``'s.
 """
 
 from __future__ import annotations
@@ -31,6 +30,8 @@ import torch
 from torch.utils._pytree import tree_map
 
 from symrope.lifting import _semantics as semantics
+from symrope.lifting._aten import (ATEN, BITWISE, DATA_MOVEMENT, DROP_FOR_INDEX_RUN, EXTRA_RULES,
+                                   number_type, rule_operands)
 from symrope.lifting._errors import LiftUndecided
 from symrope.lifting._trace import branch, record_cast
 
@@ -153,9 +154,9 @@ def _dispatch(func, args, kwargs):
     packet = func.overloadpacket
     if packet in _SPECIAL:
         return _SPECIAL[packet](func, args, kwargs)
-    if packet in _ATEN:
-        return _elementwise(func, _ATEN[packet], args, kwargs)
-    if packet in _DATA_MOVEMENT:
+    if packet in ATEN:
+        return _elementwise(func, ATEN[packet], args, kwargs)
+    if packet in DATA_MOVEMENT:
         return _data_movement(func, args, kwargs)
     if packet in _REDUCTIONS:
         return _REDUCTIONS[packet](func, args, kwargs)
@@ -197,97 +198,18 @@ def _as_entries(value):
     return value
 
 
-# ----------------------------------------------------------------------------- element types
-
-_NUMBER_TYPES = {torch.bool: semantics.BOOL, torch.float16: semantics.FLOAT16,
-                 torch.bfloat16: semantics.BFLOAT16, torch.float32: semantics.FLOAT32,
-                 torch.float64: semantics.FLOAT64, torch.complex64: semantics.COMPLEX64,
-                 torch.complex128: semantics.COMPLEX128,
-                 torch.complex32: semantics.NumberType("complex32", "complex", 11)}
-
-
-def number_type(dtype: torch.dtype) -> semantics.NumberType:
-    """torch's dtype as the neutral element type of :mod:`symrope.lifting._semantics`."""
-    if dtype in _NUMBER_TYPES:
-        return _NUMBER_TYPES[dtype]
-    if dtype.is_floating_point:  # float8 and the like: the significand from finfo
-        return semantics.NumberType(str(dtype).removeprefix("torch."), "float",
-                                    torch.finfo(dtype).nmant + 1)
-    return semantics.NumberType(str(dtype).removeprefix("torch."), "int")
-
-
 # ----------------------------------------------------------------------------- elementwise
-
-# aten op -> the neutral name of its rule (the meaning lives in _semantics.OPS)
-_ATEN = {
-    aten.add: "add", aten.sub: "sub", aten.rsub: "sub", aten.mul: "mul",
-    aten.div: "true_divide", aten.true_divide: "true_divide",
-    aten.floor_divide: "floor_divide", aten.remainder: "remainder", aten.fmod: "fmod",
-    aten.neg: "neg", aten.pow: "pow", aten.reciprocal: "reciprocal", aten.exp: "exp",
-    aten.exp2: "exp2", aten.log: "log", aten.log2: "log2", aten.sqrt: "sqrt",
-    aten.rsqrt: "rsqrt", aten.cos: "cos", aten.sin: "sin", aten.tan: "tan",
-    aten.atan: "atan", aten.tanh: "tanh", aten.sigmoid: "sigmoid", aten.abs: "abs",
-    aten.sign: "sign", aten.trunc: "trunc", aten.fix: "trunc", aten.floor: "floor",
-    aten.ceil: "ceil", aten.round: "round", aten.maximum: "maximum", aten.minimum: "minimum",
-    aten.clamp: "clamp", aten.clamp_min: "clamp", aten.clamp_max: "clamp",
-    aten.gt: "gt", aten.lt: "lt", aten.ge: "ge", aten.le: "le", aten.eq: "eq", aten.ne: "ne",
-    aten.logical_and: "logical_and", aten.logical_or: "logical_or",
-    aten.logical_not: "logical_not", aten.bitwise_and: "logical_and",
-    aten.bitwise_or: "logical_or", aten.bitwise_not: "logical_not",
-    aten.where: "where", aten.masked_fill: "where",
-    aten.conj_physical: "conj", aten._conj: "conj", aten._conj_physical: "conj",
-    aten.resolve_conj: None, aten.resolve_neg: None, aten.positive: None,
-    aten.complex: "complex", aten.polar: "polar",
-}
-_BITWISE = (aten.bitwise_and, aten.bitwise_or, aten.bitwise_not)
-
-
-def _operands(func, name, args, kwargs):
-    """The op's operands in the rule's order (alpha, rounding modes and argument orders read)."""
-    packet, operands = func.overloadpacket, list(args)
-    if packet in (aten.add, aten.sub, aten.rsub):
-        alpha = operands.pop(2) if len(operands) > 2 else kwargs.get("alpha", 1)
-        if packet is aten.rsub:
-            operands.reverse()  # rsub(a, b) = b - alpha a
-            if alpha != 1:
-                return "rsub_alpha", operands + [alpha]
-        elif alpha != 1:
-            return name + "_alpha", operands + [alpha]
-    mode = kwargs.get("rounding_mode")
-    if packet is aten.div and mode is not None:
-        name = {"floor": "floor_divide", "trunc": "trunc_divide"}[mode]
-    if packet is aten.masked_fill:  # masked_fill(a, mask, value) = where(mask, value, a)
-        operands = [operands[1], operands[2], operands[0]]
-    if packet is aten.clamp_min:
-        operands = [operands[0], operands[1], None]
-    if packet is aten.clamp_max:
-        operands = [operands[0], None, operands[1]]
-    if packet is aten.clamp and ("min" in kwargs or "max" in kwargs):
-        operands = [operands[0], kwargs.get("min"), kwargs.get("max")]
-    if packet is aten.round and (kwargs.get("decimals") or len(operands) > 1):
-        return "round_decimals", [operands[0], kwargs.get("decimals", operands[-1])]
-    return name, operands
-
-
-_EXTRA_RULES = {
-    "add_alpha": lambda a, b, alpha: a + alpha * b,
-    "sub_alpha": lambda a, b, alpha: a - alpha * b,
-    "rsub_alpha": lambda b, a, alpha: b - alpha * a,
-    "round_decimals": lambda a, d: semantics.OPS["round"](a * sp.Integer(10) ** d)
-    / sp.Integer(10) ** d,
-}
-
 
 def _elementwise(func, name, args, kwargs):
     meta = _meta_run(func, args, kwargs)
     if name is None:  # resolve_conj and friends: our tensors carry no lazy bits
         return _data_movement(aten.clone.default, (args[0],), {})
-    if func.overloadpacket in _BITWISE and any(
+    if func.overloadpacket in BITWISE and any(
             isinstance(a, torch.Tensor) and a.dtype != torch.bool for a in args):
         raise LiftUndecided(f"the lifted code calls aten.{_op_name(func)} on integers, whose "
                             f"bits symrope does not model{_at()}", op=f"aten.{_op_name(func)}")
-    name, operands = _operands(func, name, args, kwargs)
-    rule = _EXTRA_RULES.get(name) or semantics.OPS[name]
+    name, operands = rule_operands(func, name, args, kwargs)
+    rule = EXTRA_RULES.get(name) or semantics.OPS[name]
     if meta.dtype.is_floating_point or meta.dtype.is_complex:
         _record_promotions(operands, number_type(meta.dtype))
     values = [_as_entries(a) for a in operands]
@@ -347,19 +269,6 @@ def _object_array(value) -> np.ndarray:
 
 # ----------------------------------------------------------------------------- data movement
 
-_DATA_MOVEMENT = {getattr(aten, n) for n in (
-    "view", "_unsafe_view", "reshape", "_reshape_alias", "expand", "unsqueeze", "squeeze",
-    "transpose", "permute", "t", "select", "slice", "index", "cat", "stack", "split",
-    "split_with_sizes", "unbind", "chunk", "repeat", "repeat_interleave", "clone", "contiguous",
-    "detach", "alias", "lift_fresh", "lift_fresh_copy", "flip", "roll", "narrow",
-    "as_strided", "diagonal", "movedim", "unfold", "index_select", "gather", "expand_copy",
-    "view_copy", "permute_copy", "slice_copy", "select_copy", "transpose_copy",
-    "unsqueeze_copy", "squeeze_copy", "_unsafe_index", "tril", "triu")}
-
-_DROP_FOR_INDEX_RUN = ("dtype", "layout", "device", "pin_memory", "memory_format",
-                       "non_blocking")
-
-
 def _data_movement(func, args, kwargs):
     """Run the op on storage indices: the result says which entry lands where."""
     meta = _meta_run(func, args, kwargs)
@@ -392,7 +301,7 @@ def _data_movement(func, args, kwargs):
         index_args = (to_index(first, True),) + tuple(
             tree_map(lambda v: to_index(v, False), a) for a in args[1:])
     index_kwargs = {k: tree_map(lambda v: to_index(v, False), v) for k, v in kwargs.items()
-                    if k not in _DROP_FOR_INDEX_RUN}
+                    if k not in DROP_FOR_INDEX_RUN}
     if func in (aten.tril.default, aten.triu.default):
         raise LiftUndecided(f"aten.{_op_name(func)} on symbolic values is not supported"
                             f"{_at()}", op=f"aten.{_op_name(func)}")

@@ -1,17 +1,20 @@
 """The built-in theorem library: the seed article's derivation, machine-checked.
 
-Each private module registers parametric theorems with :func:`symrope.engine.theorem`;
-:func:`builtin_theorems` imports them on first use (SymPy-heavy, so never at ``import symrope``).
+Each module of ``THEOREM_MODULES`` registers parametric theorems with :func:`theorem` (the
+registry, ``_registry.py``); :func:`builtin_theorems` imports them on first use (SymPy-heavy, so
+never at ``import symrope``). A registered theorem is proved, listed, typeset and tested by
+being registered: the command line and the tests walk this registry, not lists of names.
 """
 
 from __future__ import annotations
 
 import importlib
 
-from symrope.engine import BUILTIN, TheoremBuilder
 from symrope.errors import UsageError
+from symrope.theorems._registry import BUILTIN, TheoremBuilder, signature_defaults, theorem
 
-__all__ = ["builtin_theorems", "get_theorem", "THEOREM_MODULES"]
+__all__ = ["builtin_theorems", "get_theorem", "THEOREM_MODULES", "theorem", "TheoremBuilder",
+           "BUILTIN", "signature_defaults"]
 
 # In the order of the seed article's argument (this is also the order `symrope prove` runs).
 THEOREM_MODULES = [

@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import sympy as sp
 
-from symrope.engine import Theorem, theorem
+from symrope.engine import Theorem
+from symrope.theorems._registry import theorem
 from symrope.theorems._group_law import matrix_size
 
 __all__ = ["exponential_form", "exponential_of", "MATHLIB_GENERATOR", "HAMEL_CAUCHY",

@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import sympy as sp
 
-from symrope.engine import Theorem, theorem
+from symrope.engine import Theorem
+from symrope.theorems._registry import theorem
 from symrope.theorems._exponential_form import EXP_SERIES, exponential_of
 from symrope.theorems._group_law import matrix_size
 

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import sympy as sp
 
-from symrope.engine import Theorem, theorem
+from symrope.engine import Theorem
+from symrope.theorems._registry import theorem
 from symrope.errors import UsageError
 from symrope.linalg import J, rotation
 from symrope.theorems._exponential_form import EXP_SERIES, exponential_of

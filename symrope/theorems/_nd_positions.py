@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import sympy as sp
 
-from symrope.engine import Theorem, theorem
+from symrope.engine import Theorem
+from symrope.theorems._registry import theorem
 from symrope.linalg import L_X, L_Z, J, rotation, so3_exponential
 from symrope.theorems._exponential_form import EXP_SERIES
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import sympy as sp
 
-from symrope.engine import Theorem, theorem
+from symrope.engine import Theorem
+from symrope.theorems._registry import theorem
 from symrope.errors import UsageError
 from symrope.linalg import rotate_half_layout, rotation
 from symrope.schedules import rope_frequencies

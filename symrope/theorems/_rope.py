@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import sympy as sp
 
-from symrope.engine import Theorem, theorem
+from symrope.engine import Theorem
+from symrope.theorems._registry import theorem
 from symrope.linalg import J, rotation
 from symrope.schedules import (RopeConfig, inv_freq, parse_base, parse_dimension,
                                rope_frequencies)

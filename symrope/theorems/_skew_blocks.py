@@ -20,7 +20,8 @@ from __future__ import annotations
 import mpmath
 import sympy as sp
 
-from symrope.engine import Theorem, theorem
+from symrope.engine import Theorem
+from symrope.theorems._registry import theorem
 from symrope.errors import UsageError
 from symrope.linalg import (J, axis_skew_blocks, block_matrix, certified_skew_blocks,
                             conjugated_skew, cross_product_matrix, random_skew,

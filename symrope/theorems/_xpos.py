@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import sympy as sp
 
-from symrope.engine import Theorem, theorem
+from symrope.engine import Theorem
+from symrope.theorems._registry import theorem
 from symrope.errors import UsageError
 from symrope.theorems._exponential_form import exponential_of
 from symrope.linalg import J, rotation

@@ -1,14 +1,19 @@
-"""Floats read exactly: every ``sp.Float`` is the rational number its binary value is.
+"""Floats read exactly: the one home of "float -> exact rational".
 
-SymPy's Floats carry a fixed number of bits (53 for a Python float), so arithmetic on them
-rounds: ``(s + 1e20)`` at ``s = 37/7`` loses ``s`` entirely, and ``3 + 1e-40`` is ``3``. A
-claim written with floats is about the numbers those floats *are*, so before anything else the
-engine replaces each Float by the exact rational ``mantissa * 2**exponent`` read from its
-``_mpf_`` (which also respects Floats with more than 53 bits). No arithmetic ever happens in
-Floats afterwards.
+A binary float *is* a rational number, ``mantissa * 2**exponent``; symrope reads every float as
+that number before any arithmetic, wherever one enters: a claim's SymPy Floats
+(:func:`read_floats_exactly`, what ``symrope.verify`` does first), a schedule's config value in
+the schedules' SymPy context, a constant of lifted torch code (``symrope.lifting``'s
+``exact_number``). SymPy's Floats carry a fixed number of bits, so arithmetic on them rounds:
+``(s + 1e20)`` at ``s = 37/7`` loses ``s`` entirely, and ``3 + 1e-40`` is ``3``; no arithmetic
+ever happens in Floats once they are read.
 """
 
 from __future__ import annotations
+
+import math
+import numbers
+from fractions import Fraction
 
 import sympy as sp
 
@@ -29,27 +34,40 @@ class FloatOutOfRange(UsageError):
     """
 
 
-def exact_rational(value: sp.Float) -> sp.Rational:
-    """The exact rational value of a SymPy Float (its binary mantissa times a power of two).
+def exact_rational(value) -> sp.Rational:
+    """The exact rational value of a binary float (its mantissa times a power of two).
 
     Parameters
     ==========
 
-    value : sympy.Float
-        Any finite Float, of any precision.
+    value : sympy.Float, float, int, bool or fractions.Fraction
+        A SymPy Float of any precision, a Python float (or a numpy floating scalar: float32 and
+        float16 values are float64 values too), an integer or a fraction. Infinities and NaN
+        have no rational value (``ValueError``).
 
     Examples
     ========
 
     >>> import sympy as sp
-    >>> from symrope.engine._exact import exact_rational
-    >>> exact_rational(sp.Float(0.5))
-    1/2
-    >>> exact_rational(sp.Float(0.1)) == sp.Rational(3602879701896397, 36028797018963968)
-    True
-    >>> exact_rational(sp.Float("0.1", 40)) == exact_rational(sp.Float(0.1))
+    >>> from symrope._exact import exact_rational
+    >>> exact_rational(sp.Float(0.5)), exact_rational(0.1)
+    (1/2, 3602879701896397/36028797018963968)
+    >>> exact_rational(sp.Float("0.1", 40)) == exact_rational(0.1)
     False
+    >>> exact_rational(True), exact_rational(3)
+    (1, 3)
     """
+    if isinstance(value, bool):
+        return sp.Integer(int(value))
+    if isinstance(value, numbers.Integral):  # Python's and numpy's integers
+        return sp.Integer(int(value))
+    if isinstance(value, Fraction):
+        return sp.Rational(value.numerator, value.denominator)
+    if not isinstance(value, sp.Float):
+        value = float(value)
+        if not math.isfinite(value):
+            raise ValueError(f"{value} has no rational value")
+        value = sp.Float(value)  # a Python float's 53 bits, exactly
     sign, mantissa, exponent, _bits = value._mpf_
     if mantissa == 0:
         if exponent != 0:  # mpmath's encodings of inf and nan have a zero mantissa too
@@ -72,7 +90,7 @@ def read_floats_exactly(expr):
     ========
 
     >>> import sympy as sp
-    >>> from symrope.engine._exact import read_floats_exactly
+    >>> from symrope._exact import read_floats_exactly
     >>> s = sp.Symbol('s')
     >>> read_floats_exactly(0.25*s + 2.0)
     (s/4 + 2, 2)
