@@ -93,11 +93,13 @@ def test_gemma_against_transformers_gemma_differs_only_by_float32_rounding():
     pairs (i, i + 128), theta 10000, head_dim 256: no change of basis) whose frequencies differ
     only where each code rounds base^(-2i/d): Gemma divides by its float32 timescale t (an exact
     1/t), transformers multiplies by its float32 inv_freq fl(1/t'), so every plane but the first
-    (t = 1) differs, by about half a float32 ulp. Run as the command in its own process: triton
+    (t = 1) differs, by about half a float32 ulp; run as they are, their float32 scores agree to
+    1e-6 up to position 4095. Run as the command in its own process: triton
     (loaded by transformers' Gemma model) crashes when it loads after gemma's TensorFlow, and
     this process may have imported gemma already; the command lifts transformers' side first."""
     jaxlib("gemma.gm.math")
-    report = _symrope_json("diff", "gemma", "hf-transformers", "--model-type", "gemma", code=0)
+    report = _symrope_json("diff", "gemma", "hf-transformers", "--model-type", "gemma",
+                           "--audit", "--max-position", "4095", code=0)
     assert report["verdict"] == "same" and report["basis"] is None
     assert report["differences"] == [] and report["pairing"] is None
     for side in ("a", "b"):
@@ -107,6 +109,11 @@ def test_gemma_against_transformers_gemma_differs_only_by_float32_rounding():
     assert report["a"]["version"] == "3.3.0" and report["b"]["library"] == "transformers"
     rounding = report["rounding"]
     assert rounding["planes"] == list(range(1, 128)) and 0 < rounding["max_ulps"] < 2
+    # --audit runs both as they are (gemma's on numpy arrays, transformers' on tensors)
+    audit = report["audit"]
+    assert audit["first_difference"] is None
+    assert max(band["max_score_difference"] for band in audit["bands"]) < 1e-6
+    assert audit["a"]["first_failure"] is None and audit["b"]["first_failure"] is None
     # the control (a theta that differs is named, not rounded away): tests/test_diff.py, on
     # tests/data/diff/gemma_jax_gemma_3.3.0.json, saved from this command's left side
 
