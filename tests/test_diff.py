@@ -123,6 +123,27 @@ def test_vllms_forward_native_saved_in_its_own_environment_is_the_same(transform
     assert diff(transformers_llama31, vllm).verdict == "same"
 
 
+
+def test_gemmas_jax_apply_rope_saved_in_its_own_environment_is_transformers_gemma():
+    """Gemma's JAX apply_rope (gemma 3.3.0, lifted where gemma installs: tests/data/diff/README.md)
+    against transformers' Gemma with the same config: the same encoding, its frequencies apart by
+    float32 rounding only (1/t exact against a float32 inv_freq) on every plane but the first."""
+    gemma = resolve(str(DATA / "diff" / "gemma_jax_gemma_3.3.0.json"))
+    assert gemma.lift_info["library"] == {"name": "gemma", "version": "3.3.0"}
+    assert gemma.function is None and gemma.dim == 256
+    report = diff(gemma, resolve("hf-transformers", model_type="gemma"))
+    assert report.verdict == "same" and report.exit_code == 0
+    assert report.basis is None and not report.differences
+    assert report.rounding["planes"] == list(range(1, 128))
+    assert 0 < report.rounding["max_ulps"] < 2
+    # the control: Gemma 3's full-attention rope (theta 1e6) is another encoding, theta blamed
+    wider = diff(gemma, resolve("hf-transformers", model_type="gemma3_text",
+                                layer_type="full_attention"))
+    _assert_certified_difference(wider)
+    assert wider.responsible == ["rope_theta"]
+    assert [d["kind"] for d in wider.differences] == ["frequency"]
+
+
 def test_a_saved_lift_against_code_with_its_scaling_dropped_blames_rope_scaling():
     older = resolve(str(DATA / "diff" / "llama31_transformers_5.0.0.json"))
     unscaled = {k: v for k, v in LLAMA31.items() if k != "rope_scaling"}

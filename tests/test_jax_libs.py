@@ -80,6 +80,44 @@ def test_gemma_audit_per_dtype(gemma):
     assert all(value == 16384 for value in safe.values()), safe
 
 
+def _symrope_json(*arguments: str, code: int) -> dict:
+    """``python -m symrope ARGUMENTS --json`` in its own process, its exit status checked."""
+    done = subprocess.run([sys.executable, "-m", "symrope", *arguments, "--json"],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == code, done.stderr[-2000:]
+    return json.loads(done.stdout)
+
+
+def test_gemma_against_transformers_gemma_differs_only_by_float32_rounding():
+    """``symrope diff gemma hf-transformers --model-type gemma``: the same encoding (rotate-half
+    pairs (i, i + 128), theta 10000, head_dim 256: no change of basis) whose frequencies differ
+    only where each code rounds base^(-2i/d): Gemma divides by its float32 timescale t (an exact
+    1/t), transformers multiplies by its float32 inv_freq fl(1/t'), so every plane but the first
+    (t = 1) differs, by about half a float32 ulp; run as they are, their float32 scores agree to
+    1e-6 up to position 4095. Run as the command in its own process: triton
+    (loaded by transformers' Gemma model) crashes when it loads after gemma's TensorFlow, and
+    this process may have imported gemma already; the command lifts transformers' side first."""
+    jaxlib("gemma.gm.math")
+    report = _symrope_json("diff", "gemma", "hf-transformers", "--model-type", "gemma",
+                           "--audit", "--max-position", "4095", code=0)
+    assert report["verdict"] == "same" and report["basis"] is None
+    assert report["differences"] == [] and report["pairing"] is None
+    for side in ("a", "b"):
+        assert report[side]["layout"] == "rotate_half pairs (i, i + 128) for i = 0..127"
+        assert report[side]["settings"] == {"rope_theta": 10000.0, "rope_type": "default",
+                                             "partial_rotary_factor": 1.0, "head_dim": 256}
+    assert report["a"]["version"] == "3.3.0" and report["b"]["library"] == "transformers"
+    rounding = report["rounding"]
+    assert rounding["planes"] == list(range(1, 128)) and 0 < rounding["max_ulps"] < 2
+    # --audit runs both as they are (gemma's on numpy arrays, transformers' on tensors)
+    audit = report["audit"]
+    assert audit["first_difference"] is None
+    assert max(band["max_score_difference"] for band in audit["bands"]) < 1e-6
+    assert audit["a"]["first_failure"] is None and audit["b"]["first_failure"] is None
+    # the control (a theta that differs is named, not rounded away): tests/test_diff.py, on
+    # tests/data/diff/gemma_jax_gemma_3.3.0.json, saved from this command's left side
+
+
 def _regression_inputs():
     """sglang-jax's own regression test of the fix (PR #1473): 4 tokens, 3 heads, seed 42."""
     rng = np.random.default_rng(42)

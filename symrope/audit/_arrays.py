@@ -116,8 +116,10 @@ class JaxLibrary(ArrayLibrary):
 
     @classmethod
     def lift_target(cls, config: RopeConfig) -> LiftTarget:
+        """The entry built for the whole of ``config`` (its ``cannot_express`` has refused what
+        it cannot build), so the lift stands for that schedule (``symrope diff`` with a config)."""
         impl = cls.build(config)
-        return LiftTarget(impl.lift_function(), config.head_dim, cls.name)
+        return LiftTarget(impl.lift_function(), config.head_dim, cls.name, schedule=config)
 
 
 class MlxLibrary(ArrayLibrary):

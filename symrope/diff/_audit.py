@@ -21,35 +21,54 @@ _HEADS = 4
 
 def _scores(encoding, q, k, start: int, stop: int) -> np.ndarray:
     """``q_rot(p) . k_rot(0)`` for p in ``start..stop-1`` (one row per head)."""
+    count = stop - start
+    positions = np.arange(start, stop, dtype=np.int64)
+    queries = np.repeat(q[:, None, :], count, axis=1)[None].astype(np.float32)
+    keys = k[None, :, None, :].astype(np.float32)
+    call = _on_numpy(encoding.function)
+    out = []
+    for head in range(q.shape[0]):
+        q_rot, _ = call(queries[:, head:head + 1], queries[:, head:head + 1], positions)
+        _, k_rot = call(keys[:, head:head + 1], keys[:, head:head + 1], np.zeros(1, np.int64))
+        out.append(q_rot.reshape(count, -1) @ k_rot.reshape(-1))
+    return np.stack(out)
+
+
+def _is_jax(function) -> bool:
+    return getattr(function, "__symrope_framework__", None) == "jax"
+
+
+def _on_numpy(function):
+    """``function`` called on numpy arrays, its outputs float64 numpy: a JAX function takes the
+    arrays as they are (int32 positions, JAX's default integer), a torch one as tensors."""
+    if _is_jax(function):
+        def on_arrays(q, k, positions):
+            return tuple(np.asarray(t, dtype=np.float64)
+                         for t in function(q, k, positions.astype(np.int32)))
+        return on_arrays
     import torch
 
-    positions = torch.arange(start, stop, dtype=torch.int64)
-    count = stop - start
-    queries = torch.from_numpy(np.repeat(q[:, None, :], count, axis=1)).reshape(
-        1, q.shape[0], count, q.shape[1]).float()
-    keys = torch.from_numpy(k[None, :, None, :].astype(np.float32))
-    out = []
-    with torch.no_grad():
-        for head in range(q.shape[0]):
-            q_rot, _ = encoding.function(queries[:, head:head + 1], queries[:, head:head + 1],
-                                         positions)
-            _, k_rot = encoding.function(keys[:, head:head + 1], keys[:, head:head + 1],
-                                         torch.zeros(1, dtype=torch.int64))
-            rows = q_rot.detach().to(torch.float64).reshape(count, -1).numpy()
-            key = k_rot.detach().to(torch.float64).reshape(-1).numpy()
-            out.append(rows @ key)
-    return np.stack(out)
+    def on_tensors(q, k, positions):
+        with torch.no_grad():
+            rotated = function(torch.from_numpy(q), torch.from_numpy(k),
+                               torch.from_numpy(positions))
+        return tuple(t.detach().to(torch.float64).numpy() for t in rotated)
+    return on_tensors
 
 
 class _TorchCalled:
     """The encoding as the audit's user callable sees it: arrays become torch tensors first
-    (a lifted library function calls torch on its inputs; the audit may hand it numpy)."""
+    (a lifted torch function calls torch on its inputs; the audit may hand it numpy); a JAX
+    function takes the audit's numpy arrays as they are."""
 
     def __init__(self, encoding):
         self.name = encoding.name
         self.dim = encoding.dim
         self.schedule = getattr(encoding, "schedule", None)
         function = encoding.function
+        if _is_jax(function):
+            self.function = function
+            return
 
         def on_tensors(q, k, positions):
             import torch
