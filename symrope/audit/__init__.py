@@ -37,7 +37,7 @@ from symrope.audit._session import audit_report
 from symrope.audit._survey import SAMPLING as SURVEY_SAMPLING
 from symrope.audit._survey import (EXPLAINING_MODELS, plot_survey, sample_positions, survey,
                                    survey_names, survey_table)
-from symrope.audit._user import UserImpl, load_user_impl
+from symrope.audit._user import UserImpl, import_user_module, load_user_impl
 
 __all__ = [
     "COLUMN_MEANINGS", "DEFAULT_LIBRARY", "DEFAULT_TOLERANCE", "EXPLAINING_MODELS", "EXTRA",
@@ -48,6 +48,7 @@ __all__ = [
     "build_hf_config", "build_library", "certification_sample", "check_positions",
     "default_implementation", "exact_schedule", "fallback_schedule", "get_model",
     "hf_rotary_class", "hf_transformers_impl", "implementation_names", "import_library",
+    "import_user_module",
     "inv_freq_buffer", "libraries", "libraries_table", "library_names", "lift_help",
     "lift_specs", "load_user_impl", "log_bands", "machine_epsilon", "mp_cos_sin", "ordinal",
     "patch_rotary", "phase_error", "plot_audits", "plot_survey", "positions_for_arange",

@@ -27,6 +27,7 @@ import importlib.util
 import inspect
 import sys
 from pathlib import Path
+from types import ModuleType
 from typing import Any, Callable
 
 import ml_dtypes
@@ -68,7 +69,7 @@ def load_user_impl(spec: str, kind: str = "auto") -> "UserImpl":
     location, _, attribute = spec.rpartition(":")
     if not location or not attribute.isidentifier():
         raise UsageError(f"--impl {spec!r}: expected MODULE:FUNCTION or FILE.py:FUNCTION")
-    module = _import(location, spec)
+    module = import_user_module(location, spec)
     function = getattr(module, attribute, None)
     if function is None:
         raise UsageError(f"module {location!r} has no function {attribute!r} (from --impl {spec})")
@@ -223,7 +224,8 @@ class UserImpl:
 
 # --- helpers -------------------------------------------------------------------------------------
 
-def _import(location: str, spec: str):
+def import_user_module(location: str, spec: str) -> ModuleType:
+    """The module ``location`` names (a ``.py`` file or a dotted module) for ``--impl spec``."""
     path = Path(location)
     if location.endswith(".py") or "/" in location or "\\" in location:
         if not path.is_file():

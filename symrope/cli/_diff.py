@@ -80,11 +80,11 @@ def main(argv: list[str]) -> int:
             return EXIT_UNDECIDED
     report = diff(*encodings, budget=args.budget)
     if args.audit:
-        from symrope.diff._audit import side_by_side
+        from symrope.diff import side_by_side
 
         report.audit = side_by_side(*encodings, report.basis, max_position=args.max_position)
     if args.latex:
-        from symrope.diff._latex import diff_document
+        from symrope.diff import diff_document
 
         _write(args.latex, diff_document(report))
     if args.json:
@@ -95,7 +95,7 @@ def main(argv: list[str]) -> int:
 
 
 def _saved(spec: str) -> bool:
-    from symrope.diff._resolve import is_saved_lift
+    from symrope.diff import is_saved_lift
 
     return is_saved_lift(spec)
 

@@ -14,7 +14,7 @@ __all__ = ["main", "add_spec_options", "spec_options", "resolve_spec"]
 def spec_help() -> str:
     """What a spec may be, generated from the registry of real implementations and the ports."""
     from symrope.audit import lift_help
-    from symrope.diff._ports import PORTS
+    from symrope.diff import PORTS
 
     return (f"a registered library ({lift_help()}; hf-transformers with --config or "
             f"--model-type, the others with one too or plain RoPE of --head-dim), a port "
@@ -49,7 +49,7 @@ def add_spec_options(parser, prefix: str = "", side: str = "") -> None:
 def spec_options(args, prefix: str = "", fallback: dict | None = None) -> dict:
     """The keyword arguments of :func:`symrope.diff.resolve` from parsed options; a side's own
     options (``--a-config``) win over the shared ones (``fallback``)."""
-    from symrope.diff._resolve import read_json_object
+    from symrope.diff import read_json_object
 
     name = prefix.replace("-", "_")
     raw = {key: getattr(args, f"{name}{key}") for key in

@@ -10,7 +10,11 @@ This layer sits above the lift and the checker and below the command line
 (``symrope/cli/README.md``).
 """
 
+from symrope.diff._audit import side_by_side
+from symrope.diff._latex import diff_document
+from symrope.diff._ports import PORTS
 from symrope.diff._report import VERDICTS, DiffReport, diff
-from symrope.diff._resolve import load_lift, resolve, save_lift
+from symrope.diff._resolve import is_saved_lift, load_lift, read_json_object, resolve, save_lift
 
-__all__ = ["diff", "DiffReport", "VERDICTS", "resolve", "save_lift", "load_lift"]
+__all__ = ["diff", "DiffReport", "VERDICTS", "resolve", "save_lift", "load_lift", "is_saved_lift",
+           "read_json_object", "side_by_side", "diff_document", "PORTS"]

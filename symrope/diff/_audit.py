@@ -82,9 +82,8 @@ def side_by_side(enc_a, enc_b, basis: dict | None, max_position: int = 65535,
                  tolerance: float | None = None, seed: int = 0) -> dict:
     """Per band: max ``|score_A - score_B|``, the first position beyond ``tolerance``, and each
     side's own audit summary. Sides without code (saved lifts) are skipped with the reason."""
-    from symrope.audit._metrics import log_bands
-    from symrope.audit._results import DEFAULT_TOLERANCE
-    from symrope.lifting._audit import audit_summary
+    from symrope.audit import DEFAULT_TOLERANCE, log_bands
+    from symrope.lifting import audit_summary
 
     tolerance = DEFAULT_TOLERANCE if tolerance is None else tolerance
     missing = [letter for letter, e in (("A", enc_a), ("B", enc_b))

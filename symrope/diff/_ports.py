@@ -356,15 +356,14 @@ PORTS: dict[str, Port] = {
 
 def lift_port(port: str, config, model_type, rope_scaling, layer_type=None, tokens=None):
     """Lift a port for an HF config (see the module's docstring)."""
-    from symrope.diff._resolve import _describe, _version
+    from symrope.diff._provenance import describe_lift, distribution_version
     from symrope.diff._settings import hf_settings
     from symrope.lifting import lift
-    from symrope.lifting._hf import _head_dim, hf_rope
-    from symrope.lifting._hf_lift import _frequencies
+    from symrope.lifting import head_dim_of, hf_rope, module_frequencies
 
     rope = hf_rope(config, model_type, rope_scaling)
     chosen = layer_type if layer_type is not None else rope.layer_types[0]
-    head_dim = _head_dim(rope.config, chosen)
+    head_dim = head_dim_of(rope.config, chosen)
     if head_dim is None:
         raise UsageError(f"{port}: the config does not say the head dimension")
     settings = hf_settings(rope.config, chosen, head_dim)
@@ -372,7 +371,7 @@ def lift_port(port: str, config, model_type, rope_scaling, layer_type=None, toke
     function, name, frequencies, effective = entry.build(settings, head_dim)
     extra = {} if tokens is None else {"tokens": tokens}
     # the exact schedule of what the port ran: the HF config's when it ran all of it
-    _, schedule = _frequencies(rope, chosen) if effective == settings else (None, None)
+    _, schedule = module_frequencies(rope, chosen) if effective == settings else (None, None)
     if frequencies is not None and schedule is not None and \
             getattr(frequencies, "numel", lambda: -1)() == schedule.pairs:
         extra.update(frequencies=frequencies, schedule=schedule)
@@ -385,6 +384,6 @@ def lift_port(port: str, config, model_type, rope_scaling, layer_type=None, toke
         notes.append(f"{port} cannot express {', '.join(dropped)} of the config: it ran "
                      "without them (the diff blames them)")
     encoding.lift_info["notes"] = notes + entry.notes
-    _describe(encoding, port, entry.distribution, config, model_type, rope_scaling, effective)
-    encoding.lift_info["library"]["version"] = _version(entry.distribution)
+    describe_lift(encoding, port, entry.distribution, config, model_type, rope_scaling, effective)
+    encoding.lift_info["library"]["version"] = distribution_version(entry.distribution)
     return encoding

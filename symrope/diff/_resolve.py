@@ -19,21 +19,14 @@ from __future__ import annotations
 import json
 import platform
 import sys
-from importlib import metadata
 from pathlib import Path
 
 import sympy as sp
 
+from symrope.diff._provenance import describe_lift
 from symrope.errors import UsageError
 
 __all__ = ["resolve", "save_lift", "load_lift", "lift_document", "is_saved_lift"]
-
-
-def _version(distribution: str) -> str | None:
-    try:
-        return metadata.version(distribution)
-    except metadata.PackageNotFoundError:
-        return None
 
 
 def is_saved_lift(spec: str) -> bool:
@@ -112,13 +105,13 @@ def resolve(spec: str, *, config: dict | None = None, model_type: str | None = N
 def _lift_hf(config, model_type, rope_scaling, layer_type, extra):
     from symrope.diff._settings import hf_settings
     from symrope.lifting import lift_hf
-    from symrope.lifting._hf import hf_rope
+    from symrope.lifting import hf_rope
 
     encoding = lift_hf(config, model_type=model_type, rope_scaling=rope_scaling,
                        layer_type=layer_type, **extra)
     rope = hf_rope(config, model_type, rope_scaling)
     chosen = encoding.lift_info.get("layer_type")
-    _describe(encoding, "hf-transformers", "transformers", config, model_type, rope_scaling,
+    describe_lift(encoding, "hf-transformers", "transformers", config, model_type, rope_scaling,
               hf_settings(rope.config, chosen, encoding.dim))
     return encoding
 
@@ -135,14 +128,14 @@ def _lift_entry(library, spec, config, model_type, rope_scaling, layer_type, tok
     from symrope.audit import rope_config_of
     from symrope.diff._settings import hf_settings
     from symrope.lifting import lift_library
-    from symrope.lifting._hf import _head_dim, hf_rope
+    from symrope.lifting import head_dim_of, hf_rope
 
     rope = hf_rope(config, model_type, rope_scaling)
     if layer_type is not None and layer_type not in rope.layer_types:
         raise UsageError(f"layer type {layer_type!r} has no rope parameters here; one of "
                          f"{', '.join(map(str, rope.layer_types))}")
     chosen = layer_type if layer_type is not None else rope.layer_types[0]
-    head_dim = _head_dim(rope.config, chosen)
+    head_dim = head_dim_of(rope.config, chosen)
     if head_dim is None:
         raise UsageError(f"{spec}: the config does not say the head dimension")
     schedule, _ = rope_config_of(rope.config, chosen)
@@ -151,7 +144,7 @@ def _lift_entry(library, spec, config, model_type, rope_scaling, layer_type, tok
         raise UsageError(f"{reason} (the config asks it)")
     encoding = lift_library(library, schedule, tokens=tokens, whole_schedule=True)
     encoding.name = f"{encoding.name} ({spec})"
-    _describe(encoding, spec, _distribution(library), config, model_type, rope_scaling,
+    describe_lift(encoding, spec, _distribution(library), config, model_type, rope_scaling,
               hf_settings(rope.config, chosen, head_dim))
     return encoding
 
@@ -168,15 +161,15 @@ def _lift_library(library, spec, head_dim, position_dims):
         # as rotary-embedding-torch-xpos adds what no config key says)
         settings = {"rope_theta": 10000.0, "rope_type": "default", "partial_rotary_factor": 1.0,
                     "head_dim": encoding.dim}
-    _describe(encoding, spec, _distribution(library), None, None, None, settings)
+    describe_lift(encoding, spec, _distribution(library), None, None, None, settings)
     return encoding
 
 
 def _lift_function(spec, where, name, head_dim, position_dims, extra):
-    from symrope.audit._user import _import
+    from symrope.audit import import_user_module
     from symrope.lifting import lift
 
-    module = _import(where, spec)
+    module = import_user_module(where, spec)
     if not hasattr(module, name):
         raise UsageError(f"{where} defines no {name!r}")
     head_dim = 64 if head_dim is None else head_dim
@@ -184,18 +177,8 @@ def _lift_function(spec, where, name, head_dim, position_dims, extra):
         raise UsageError("--head-dim and --position-dims must be positive")
     encoding = lift(getattr(module, name), head_dim, position_dims=position_dims, name=spec,
                     **extra)
-    _describe(encoding, spec, None, None, None, None, None)
+    describe_lift(encoding, spec, None, None, None, None, None)
     return encoding
-
-
-def _describe(encoding, spec, distribution, config, model_type, rope_scaling, settings) -> None:
-    info = encoding.lift_info
-    info["spec"] = spec
-    info["library"] = {"name": distribution or "user code",
-                       "version": _version(distribution) if distribution else None}
-    info["config"] = {"config": config, "model_type": model_type, "rope_scaling": rope_scaling} \
-        if (config or model_type or rope_scaling) else None
-    info["settings"] = settings
 
 
 # ----------------------------------------------------------------------------- saved lifts
@@ -221,7 +204,8 @@ def _jsonable(value, depth: int = 0):
 def lift_document(encoding) -> dict:
     """The saved-lift document of an encoding (``symrope.lift/1``)."""
     from symrope._version import __version__
-    from symrope.lifting._store import FORMAT, expressions_to_table
+    from symrope.lifting import SAVED_LIFT_FORMAT as FORMAT
+    from symrope.lifting import expressions_to_table
 
     rows = encoding.rows
     roots_of = []
@@ -248,7 +232,7 @@ def lift_document(encoding) -> dict:
 
 def save_lift(encoding, path: str) -> dict:
     """Write ``encoding`` to ``path`` as a saved lift; returns the document."""
-    from symrope.lifting._store import dump_lift
+    from symrope.lifting import dump_lift
 
     document = lift_document(encoding)
     dump_lift(document, path)
@@ -256,15 +240,15 @@ def save_lift(encoding, path: str) -> dict:
 
 
 def _field(document, key, kind, path, low=None, high=None):
-    from symrope.lifting._store import _bad
+    from symrope.lifting import bad_saved_lift
 
     value = document.get(key)
     if kind is int:
         if type(value) is not int or (low is not None and value < low) or \
                 (high is not None and value > high):
-            raise _bad(path, f"{key!r} must be an integer in {low}..{high}")
+            raise bad_saved_lift(path, f"{key!r} must be an integer in {low}..{high}")
     elif value is not None and not isinstance(value, kind):
-        raise _bad(path, f"{key!r} must be a {kind.__name__}")
+        raise bad_saved_lift(path, f"{key!r} must be a {kind.__name__}")
     return value
 
 
@@ -275,8 +259,9 @@ def load_lift(path: str):
     limits. A malformed or hostile file is a :class:`UsageError` naming it.
     """
     from symrope.lifting import LiftedEncoding
-    from symrope.lifting._lift import _relate_tokens
-    from symrope.lifting._store import LIMITS, _bad, load_lift_document, table_to_expressions
+    from symrope.lifting import relate_tokens
+    from symrope.lifting import SAVED_LIFT_LIMITS as LIMITS
+    from symrope.lifting import bad_saved_lift, load_lift_document, table_to_expressions
 
     document = load_lift_document(path)
     dim = _field(document, "head_dim", int, path, 1, LIMITS["rows"])
@@ -287,7 +272,7 @@ def load_lift(path: str):
             not all(isinstance(rows[r], list) and len(rows[r]) == tokens and
                     all(isinstance(t, list) and len(t) == dim for t in rows[r])
                     for r in ("q", "k")):
-        raise _bad(path, f"'rows' must hold q and k: {tokens} tokens of {dim} node indices each")
+        raise bad_saved_lift(path, f"'rows' must hold q and k: {tokens} tokens of {dim} node indices each")
     roots = [index for role in ("q", "k") for token_rows in rows[role] for index in token_rows]
     built = table_to_expressions(document.get("nodes"), roots, path, head_dim=dim,
                                  tokens=tokens, position_dims=axes)
@@ -298,8 +283,8 @@ def load_lift(path: str):
     y = [sp.symbols(f"_lift_y{t}_0:{dim}", real=True) for t in range(tokens)]
     p = [tuple(sp.symbols(f"_lift_p{t}_0:{axes}", real=True)) for t in range(tokens)]
     if any(not isinstance(e, sp.Expr) for e in built):
-        raise _bad(path, "a row entry is not an expression (a condition or a constant of logic)")
-    token_rows = _relate_tokens(q_rows, k_rows, x, y, p)
+        raise bad_saved_lift(path, "a row entry is not an expression (a condition or a constant of logic)")
+    token_rows = relate_tokens(q_rows, k_rows, x, y, p)
     for key in ("name", "spec"):
         _field(document, key, str, path)
     for key in ("library", "config", "settings", "lift_info", "environment"):
@@ -325,7 +310,7 @@ def load_lift(path: str):
 
 
 def _settings(document, path):
-    from symrope.lifting._store import _bad
+    from symrope.lifting import bad_saved_lift
 
     settings = document.get("settings")
     if settings is None:
@@ -333,7 +318,7 @@ def _settings(document, path):
     for key, value in settings.items():
         if not (value is None or isinstance(value, (str, int, float, bool)) or
                 (isinstance(value, list) and all(isinstance(v, (int, float)) for v in value))):
-            raise _bad(path, f"setting {key!r} must be a number, a string or a list of numbers")
+            raise bad_saved_lift(path, f"setting {key!r} must be a number, a string or a list of numbers")
     return settings
 
 

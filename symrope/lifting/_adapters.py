@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from symrope.audit import Library, libraries, lift_specs
 from symrope.errors import UsageError
-from symrope.lifting._lift import LiftedEncoding, lift
+from symrope.lifting._encoding import LiftedEncoding
+from symrope.lifting._lift import lift
 from symrope.schedules import RopeConfig
 
 __all__ = ["IMPLS", "lift_impl", "lift_library", "registered"]

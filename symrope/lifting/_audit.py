@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from symrope.checker import CheckReport, exact_of
 from symrope.errors import UsageError
-from symrope.lifting._lift import LiftedEncoding
+from symrope.lifting._encoding import LiftedEncoding
 from symrope.schedules import RopeConfig
 
 __all__ = ["audit_summary", "schedule_of"]

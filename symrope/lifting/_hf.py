@@ -26,6 +26,8 @@ Whatever cannot be followed is a :class:`LiftUndecided` naming the class and the
 
 from __future__ import annotations
 
+from typing import Any
+
 import importlib
 import inspect
 import re
@@ -35,7 +37,7 @@ from symrope.audit import build_hf_config, hf_rotary_class
 from symrope.errors import UsageError
 from symrope.lifting._errors import LiftUndecided
 
-__all__ = ["HFRope", "hf_rope"]
+__all__ = ["HFRope", "hf_rope", "head_dim_of"]
 
 _EXTRA = "pip install 'symrope[frameworks]'"
 
@@ -155,7 +157,7 @@ def _read_rope(transformers, config, rotary_class, model_type) -> HFRope:
     rope = HFRope(transformers, config, rotary_class, modeling, model_type, 0, layer_types,
                   mrope, apply, kind, _outputs_order(modeling))
     rope.axes = _mrope_axes(rotary_class, mrope) if mrope else 1
-    rope.head_dims = {t: _head_dim(config, t) for t in layer_types}
+    rope.head_dims = {t: head_dim_of(config, t) for t in layer_types}
     rope.notes += _nope_layers(config)
     return rope
 
@@ -183,7 +185,7 @@ def _mrope_axes(rotary_class, mrope) -> int:
     return len(mrope) if isinstance(mrope, (list, tuple)) else 3
 
 
-def _head_dim(config, layer_type) -> int | None:
+def head_dim_of(config: Any, layer_type: str | None) -> int | None:
     """The config's head dimension (per layer type where the config has per-layer ones)."""
     sources = []
     try:

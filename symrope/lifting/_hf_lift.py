@@ -6,15 +6,18 @@ per rope layer type (and, for M-RoPE, once more for text tokens).
 
 from __future__ import annotations
 
+from typing import Any
+
 import inspect
 
 from symrope.errors import UsageError
 from symrope.lifting._errors import LiftUndecided
 from symrope.lifting._hf import (HFRope, _encoder_reason, _first_line, _split_line, _where,
                                  hf_rope)
-from symrope.lifting._lift import TOKENS, LiftedEncoding, lift
+from symrope.lifting._encoding import LiftedEncoding
+from symrope.lifting._lift import TOKENS, lift
 
-__all__ = ["lift_hf", "lift_hf_all"]
+__all__ = ["lift_hf", "lift_hf_all", "module_frequencies"]
 
 
 class _Module:
@@ -199,7 +202,7 @@ def _name_the_split(rope, rotary, head_dim, split_at) -> None:
 
 # ----------------------------------------------------------------------------- lifts
 
-def _frequencies(rope: HFRope, layer_type):
+def module_frequencies(rope: HFRope, layer_type: str | None) -> tuple[Any, Any]:
     """The module's float ``inv_freq`` (for the frequency report) and its exact schedule."""
     from symrope.audit import rope_config_of
 
@@ -234,7 +237,7 @@ def lift_hf_all(config_dict: dict | None = None, model_type: str | None = None,
     for layer_type in rope.layer_types:
         axes = rope.axes
         name = rope.label + (f" [{layer_type}]" if layer_type else "")
-        buffer, schedule = _frequencies(rope, layer_type)
+        buffer, schedule = module_frequencies(rope, layer_type)
         head_dim = _lift_dim(rope, layer_type, buffer)
         encoding = lift(_rope_function(rope, layer_type, axes), head_dim,
                         position_dims=axes, name=name + (" (M-RoPE: t, h, w)" if axes > 1 else ""),
@@ -286,7 +289,7 @@ def lift_hf(config_dict: dict | None = None, name: str | None = None,
         raise UsageError(f"layer type {layer_type!r} has no rope parameters here; one of "
                          f"{', '.join(map(str, rope.layer_types))}")
     chosen = layer_type if layer_type is not None else rope.layer_types[0]
-    buffer, schedule = _frequencies(rope, chosen)
+    buffer, schedule = module_frequencies(rope, chosen)
     axes = rope.axes
     label = name or rope.label + (f" [{chosen}]" if chosen else "")
     encoding = lift(_rope_function(rope, chosen, axes), _lift_dim(rope, chosen, buffer),

@@ -42,7 +42,7 @@ import sympy as sp
 from symrope.errors import InternalError, UsageError
 from symrope.lifting._errors import LiftUndecided
 from symrope.lifting._jax_eval import PRIMITIVES, Interpreter, Symbolic, entries
-from symrope.lifting._lift import LiftedEncoding
+from symrope.lifting._encoding import LiftedEncoding
 from symrope.lifting._trace import Trace, tracing
 
 __all__ = ["JaxTracer", "JaxLiftedEncoding", "uses_jax", "PRIMITIVES"]

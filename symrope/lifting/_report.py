@@ -15,7 +15,7 @@ from symrope.checker import (IDENTITY, TRANSLATION, CheckReport, PairScore, Scor
                              show)
 from symrope.engine import verify
 from symrope.errors import UsageError
-from symrope.lifting._lift import LiftedEncoding
+from symrope.lifting._encoding import LiftedEncoding
 from symrope.lifting._pairs import simplest_point
 
 __all__ = ["check_lifted", "annotate"]

@@ -33,7 +33,7 @@ import sympy as sp
 
 from symrope.errors import UsageError
 
-__all__ = ["FORMAT", "NODES", "LIMITS", "dump_lift", "load_lift_document", "expressions_to_table",
+__all__ = ["bad_saved_lift", "FORMAT", "NODES", "LIMITS", "dump_lift", "load_lift_document", "expressions_to_table",
            "table_to_expressions"]
 
 FORMAT = "symrope.lift/1"
@@ -66,7 +66,8 @@ _SYMBOL = re.compile(r"_lift_([xyp])(\d{1,2})_(\d{1,4})\Z")
 _DIGITS = re.compile(r"-?\d+\Z")
 
 
-def _bad(path: str, why: str) -> UsageError:
+def bad_saved_lift(path: str, why: str) -> UsageError:
+    """The one-line error for a saved lift at ``path`` refused because of ``why``."""
     return UsageError(f"{path} is not a valid saved lift ({FORMAT}): {why}; nothing was run")
 
 
@@ -164,25 +165,25 @@ def load_lift_document(path: str) -> dict:
     except OSError as error:
         raise UsageError(f"cannot read {path}: {error.strerror}") from None
     if size > LIMITS["file_bytes"]:
-        raise _bad(path, f"{size} bytes, more than the {LIMITS['file_bytes']} allowed")
+        raise bad_saved_lift(path, f"{size} bytes, more than the {LIMITS['file_bytes']} allowed")
     try:
         raw = Path(path).read_bytes()
     except OSError as error:
         raise UsageError(f"cannot read {path}: {error.strerror}") from None
     depth = _json_depth(raw)
     if depth > LIMITS["json_depth"]:
-        raise _bad(path, f"JSON nested {depth} deep, more than the {LIMITS['json_depth']} "
+        raise bad_saved_lift(path, f"JSON nested {depth} deep, more than the {LIMITS['json_depth']} "
                          "a saved lift has (its expressions are flat node tables)")
     try:
         document = json.loads(raw.decode("utf-8"), parse_constant=_no_constant)
     except UnicodeDecodeError:
-        raise _bad(path, "not UTF-8 text") from None
+        raise bad_saved_lift(path, "not UTF-8 text") from None
     except json.JSONDecodeError as error:
-        raise _bad(path, f"not JSON: {error.msg} (line {error.lineno})") from None
+        raise bad_saved_lift(path, f"not JSON: {error.msg} (line {error.lineno})") from None
     except (RecursionError, ValueError) as error:
-        raise _bad(path, f"unreadable JSON ({type(error).__name__})") from None
+        raise bad_saved_lift(path, f"unreadable JSON ({type(error).__name__})") from None
     if not isinstance(document, dict) or document.get("format") != FORMAT:
-        raise _bad(path, f"no \"format\": \"{FORMAT}\" field")
+        raise bad_saved_lift(path, f"no \"format\": \"{FORMAT}\" field")
     _check_strings(document, path)
     return document
 
@@ -228,13 +229,13 @@ def _check_strings(value, path: str) -> None:
             stack.extend(item)
         elif isinstance(item, str):
             if len(item) > LIMITS["string"]:
-                raise _bad(path, f"a string of {len(item)} characters (at most "
+                raise bad_saved_lift(path, f"a string of {len(item)} characters (at most "
                                  f"{LIMITS['string']})")
             if not item.isprintable():
-                raise _bad(path, "a string with control characters")
+                raise bad_saved_lift(path, "a string with control characters")
 
 
-def table_to_expressions(table, roots, path: str, *, head_dim: int | None = None,
+def table_to_expressions(table: list, roots: list, path: str, *, head_dim: int | None = None,
                          tokens: int | None = None, position_dims: int | None = None) -> list:
     """Build the expressions of a node table: every op from :data:`NODES`, bottom-up.
 
@@ -252,44 +253,44 @@ def table_to_expressions(table, roots, path: str, *, head_dim: int | None = None
 the symbol name 'x; import os' is not one of the lift's (_lift_x<token>_<i>); nothing was run
     """
     if not isinstance(table, list) or len(table) > LIMITS["nodes"]:
-        raise _bad(path, f"the node table must be a list of at most {LIMITS['nodes']} nodes")
+        raise bad_saved_lift(path, f"the node table must be a list of at most {LIMITS['nodes']} nodes")
     built: list = []
     depths: list[int] = []
     work = 0
     for number, row in enumerate(table):
         if not isinstance(row, list) or not row or not isinstance(row[0], str):
-            raise _bad(path, f"node {number} is not [op, ...]")
+            raise bad_saved_lift(path, f"node {number} is not [op, ...]")
         op, args = row[0], row[1:]
         if op in _ATOMS:
             built.append(_atom(op, args, number, path, head_dim, tokens, position_dims))
             depths.append(1)
             continue
         if op not in NODES:
-            raise _bad(path, f"node {number}: {_short(op)!r} is not an allowed node "
+            raise bad_saved_lift(path, f"node {number}: {_short(op)!r} is not an allowed node "
                              f"({', '.join(sorted(NODES))}, or a number or symbol)")
         if len(args) > LIMITS["arity"]:
-            raise _bad(path, f"node {number} has {len(args)} arguments")
+            raise bad_saved_lift(path, f"node {number} has {len(args)} arguments")
         if not all(type(a) is int and 0 <= a < number for a in args):
-            raise _bad(path, f"node {number}: arguments must be indices of earlier nodes")
+            raise bad_saved_lift(path, f"node {number}: arguments must be indices of earlier nodes")
         depth = 1 + max((depths[a] for a in args), default=0)
         if depth > LIMITS["depth"]:
-            raise _bad(path, f"node {number} is nested {depth} deep (at most {LIMITS['depth']})")
+            raise bad_saved_lift(path, f"node {number} is nested {depth} deep (at most {LIMITS['depth']})")
         children = [built[a] for a in args]
         node = _compound(op, children, number, path)
         # SymPy flattens and evaluates as it builds: bound what that may cost and produce
         work += len(node.args) + 1
         if work > LIMITS["work"] or len(node.args) > LIMITS["arity"]:
-            raise _bad(path, f"node {number}: the expressions grow beyond what a lift holds")
+            raise bad_saved_lift(path, f"node {number}: the expressions grow beyond what a lift holds")
         for part in (node, *node.args):
             if part.is_Rational and max(abs(part.p).bit_length(), part.q.bit_length()) > \
                     _NUMBER_BITS:
-                raise _bad(path, f"node {number} evaluates to a number of more than "
+                raise bad_saved_lift(path, f"node {number} evaluates to a number of more than "
                                  f"{LIMITS['digits']} digits")
         built.append(node)
         depths.append(depth)
     if not isinstance(roots, list) or not all(type(r) is int and 0 <= r < len(built)
                                               for r in roots):
-        raise _bad(path, "row entries must be indices of nodes")
+        raise bad_saved_lift(path, "row entries must be indices of nodes")
     return [built[r] for r in roots]
 
 
@@ -306,19 +307,19 @@ def _atom(op, args, number, path, head_dim, tokens, position_dims):
             _arity_error(op, number, path)
         p, q = _integer(args, 0, number, path), _integer(args, 1, number, path)
         if q == 0:
-            raise _bad(path, f"node {number}: a zero denominator")
+            raise bad_saved_lift(path, f"node {number}: a zero denominator")
         return sp.Rational(p, q)
     if op == "Symbol":
         if len(args) != 1 or not isinstance(args[0], str):
             _arity_error(op, number, path)
         match = _SYMBOL.match(args[0])
         if not match:
-            raise _bad(path, f"node {number}: the symbol name {_short(args[0])!r} is not one "
+            raise bad_saved_lift(path, f"node {number}: the symbol name {_short(args[0])!r} is not one "
                              "of the lift's (_lift_x<token>_<i>)")
         role, token, index = match.group(1), int(match.group(2)), int(match.group(3))
         limit = position_dims if role == "p" else head_dim
         if (tokens is not None and token >= tokens) or (limit is not None and index >= limit):
-            raise _bad(path, f"node {number}: the symbol {args[0]} is outside the lift's "
+            raise bad_saved_lift(path, f"node {number}: the symbol {args[0]} is outside the lift's "
                              f"{tokens} tokens, {head_dim} coordinates, {position_dims} axes")
         return sp.Symbol(args[0], real=True)
     if args:
@@ -327,14 +328,14 @@ def _atom(op, args, number, path, head_dim, tokens, position_dims):
 
 
 def _arity_error(op, number, path):
-    raise _bad(path, f"node {number}: wrong arguments for {op}")
+    raise bad_saved_lift(path, f"node {number}: wrong arguments for {op}")
 
 
 def _integer(args, position, number, path) -> int:
     text = args[position]
     if not isinstance(text, str) or not _DIGITS.match(text) or \
             len(text) > LIMITS["digits"] + 1:
-        raise _bad(path, f"node {number}: a number must be a decimal digit string of at most "
+        raise bad_saved_lift(path, f"node {number}: a number must be a decimal digit string of at most "
                          f"{LIMITS['digits']} digits")
     return int(text)
 
@@ -342,11 +343,11 @@ def _integer(args, position, number, path) -> int:
 def _compound(op, children, number, path):
     if op == "Piecewise":
         if not children or len(children) % 2:
-            raise _bad(path, f"node {number}: Piecewise takes (expression, condition) pairs")
+            raise bad_saved_lift(path, f"node {number}: Piecewise takes (expression, condition) pairs")
         pairs = list(zip(children[0::2], children[1::2]))
         if not all(isinstance(c, (sp.logic.boolalg.Boolean, sp.core.relational.Relational))
                    or c in (sp.true, sp.false) for _, c in pairs):
-            raise _bad(path, f"node {number}: a Piecewise condition is not a condition")
+            raise bad_saved_lift(path, f"node {number}: a Piecewise condition is not a condition")
         return sp.Piecewise(*pairs)
     if op == "Pow":
         if len(children) != 2:
@@ -358,7 +359,7 @@ def _compound(op, children, number, path):
             bits = max(abs(base.p).bit_length(), base.q.bit_length()) \
                 if base.is_Rational else 64
             if bits * abs(exponent.p) > LIMITS["power_bits"] or exponent.q > 1 << 16:
-                raise _bad(path, f"node {number}: a power of a number too large to evaluate")
+                raise bad_saved_lift(path, f"node {number}: a power of a number too large to evaluate")
     if op in {"Mod", "atan2", "Equality", "Unequality", "StrictLessThan", "LessThan",
               "StrictGreaterThan", "GreaterThan"} and len(children) != 2:
         _arity_error(op, number, path)
@@ -368,5 +369,5 @@ def _compound(op, children, number, path):
     try:
         return NODES[op](*children)
     except (TypeError, ValueError, ArithmeticError) as error:
-        raise _bad(path, f"node {number}: {op} refused its arguments "
+        raise bad_saved_lift(path, f"node {number}: {op} refused its arguments "
                          f"({type(error).__name__})") from None
