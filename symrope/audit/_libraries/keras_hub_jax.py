@@ -14,6 +14,8 @@ import os
 import sys
 
 from symrope.audit._arrays import JaxLibrary, import_module
+from symrope.audit._libraries.keras_hub import (FIX_TARGET, keras_explanation, keras_summary,
+                                                linear_factor)
 from symrope.audit._real import theta_argument
 from symrope.errors import UsageError
 from symrope.schedules import RopeConfig
@@ -33,8 +35,7 @@ class KerasHubJaxImpl(JaxLibrary):
     rope_types = ("default", "linear")
     partial_rotary = False
     lift_description = "keras_hub.layers.RotaryEmbedding on JAX (lifted through its jaxpr)"
-    fix_target = ("keras_hub.layers.RotaryEmbedding._compute_cos_sin_embedding: einsum of "
-                  "float64 positions and inverse_freq, cos/sin in float64, then cast")
+    fix_target = FIX_TARGET
 
     @classmethod
     def unavailable_here(cls) -> str | None:
@@ -56,19 +57,12 @@ class KerasHubJaxImpl(JaxLibrary):
         os.environ.setdefault("KERAS_BACKEND", "jax")
         keras_hub = import_module("keras_hub", type(self))
         self._layer_class = keras_hub.layers.RotaryEmbedding
-        self._factor = float(config.params.get("factor", 1.0)) if config.rope_type == "linear" \
-            else 1.0
+        self._factor = linear_factor(config)
         self._layers = {}
-        self.summary = (f"keras-hub {keras_hub.__version__} RotaryEmbedding (the real layer, JAX "
-                        f"backend): float32 inverse_freq and einsum angle, cos/sin cast to the "
-                        f"compute dtype, x * cos + rotate_half(x) * sin in the compute dtype")
+        self.summary = keras_summary(keras_hub.__version__, "JAX")
 
     def explanation(self, dtype: str) -> str:
-        text = ("The angle is a float32 einsum of float32 positions and float32 inverse "
-                "frequencies (rounding grows like p*2^-24); cos/sin are cast to the compute dtype")
-        if dtype in ("bf16", "fp16"):
-            text += f" and the rotation itself runs in {dtype}"
-        return text + "."
+        return keras_explanation(dtype)
 
     def _layer(self, dtype):
         key = str(dtype)
