@@ -6,9 +6,14 @@ import ml_dtypes
 import numpy as np
 import pytest
 
+from hypothesis import given, strategies as st
+
 from symrope.audit import (AuditOptions, Implementation, audit, bits_of_error, exact_schedule, get_model,
                            log_bands, ordinal, phase_error, random_query_key_weights, round_to,
                            rotary_scores, ulps_between, amplitude_error)
+from symrope.audit._dtypes import rounded
+from symrope.audit._metrics import rounding_floor
+from symrope.audit._results import DEFAULT_TOLERANCE
 from symrope.schedules import RopeConfig, llama31_8b
 
 BF16 = ml_dtypes.bfloat16
@@ -204,3 +209,81 @@ def test_phase_error_with_buffers_matches_fresh_arrays():
     assert np.array_equal(fresh, reused)
     wrapped = np.angle(np.exp(1j * (table - exact)))
     assert np.allclose(fresh, wrapped, atol=1e-12)
+
+
+# --- the dtype's rounding floor: what no implementation in a dtype can beat --------------------
+YARN = RopeConfig.from_options(head_dim=16, theta=10000, rope_scaling={
+    "rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 4096},
+    max_position_embeddings=16384)
+
+
+def _correctly_rounded_bf16(positions, config, dtype="bf16", seq_len=None):
+    """The exact YaRN table (factor 1.1386 times cos, sin), each entry rounded once to bf16."""
+    schedule = exact_schedule(config)
+    cos, sin, _ = schedule.reference.cos_sin(np.asarray(positions))
+    return round_to(cos * schedule.amplitude, "bf16"), round_to(sin * schedule.amplitude, "bf16")
+
+
+_BITS = {"bf16": (BF16, np.uint16), "fp16": (np.float16, np.uint16), "fp32": (np.float32, np.uint32)}
+
+
+@given(st.sampled_from(sorted(_BITS)), st.floats(2.0**-10, 4.0), st.floats(0.0, 1.0))
+def test_rounding_floor_bounds_correct_rounding_and_is_reached(dtype, magnitude, fraction):
+    floor = rounding_floor(dtype, magnitude)
+    value = magnitude * fraction
+    assert abs(float(rounded([value], dtype)[0]) - value) <= floor
+    # brute force over the dtype's numbers next to ``magnitude`` (by bit pattern): the worst
+    # value up to ``magnitude`` is a midpoint between two of them, or ``magnitude`` itself
+    float_type, bits_type = _BITS[dtype]
+    middle = int(round_to(np.array([magnitude]), dtype).view(bits_type)[0])
+    numbers = [float(np.array([b], dtype=bits_type).view(float_type)[0]) for b in range(middle - 3, middle + 4)]
+    candidates = [magnitude] + [(a + b) / 2 for a, b in zip(numbers, numbers[1:]) if (a + b) / 2 <= magnitude]
+    assert max(abs(float(rounded([v], dtype)[0]) - v) for v in candidates) == floor
+
+
+def test_a_correctly_rounded_bf16_yarn_table_is_safe_and_an_error_above_the_floor_is_not():
+    amplitude = exact_schedule(YARN).amplitude
+    assert amplitude > 1 and rounding_floor("bf16", amplitude) == 2.0**-8 == DEFAULT_TOLERANCE
+    perfect = Implementation(name="bf16-correctly-rounded", table=_correctly_rounded_bf16)
+    result = audit(perfect, YARN, AuditOptions(max_position=2047, dtype="bf16", progress=False))
+    # correct rounding errs by less than half of bf16's 2**-7 gap at 1.14: never unsafe
+    assert result.first_failure is None and result.safe_context == 2048
+    assert 0.99 * 2.0**-8 < result.worst("max_abs_error") <= 2.0**-8
+    assert result.rounding_floor == 2.0**-8 and not result.tolerance_below_floor
+    assert "rounding_floor" not in result.to_dict()
+
+    injected = 700
+
+    def one_step_off(positions, config, dtype="bf16", seq_len=None):
+        """The same table with one entry of size >= 1 moved one bf16 step away from exact."""
+        cos, sin = _correctly_rounded_bf16(positions, config)
+        exact = exact_schedule(config).reference.cos_sin(np.asarray(positions))[0] * amplitude
+        for row in np.flatnonzero(np.asarray(positions) == injected):
+            pair = int(np.argmax(np.abs(exact[row])))
+            assert abs(exact[row, pair]) >= 1
+            away = np.sign(float(cos[row, pair]) - exact[row, pair]) or 1.0
+            cos[row, pair] = round_to(np.array([float(cos[row, pair]) + away * 2.0**-7]), "bf16")[0]
+        return cos, sin
+
+    flawed = audit(Implementation(name="one-step-off", table=one_step_off), YARN,
+                   AuditOptions(max_position=2047, dtype="bf16", progress=False))
+    assert flawed.first_failure == flawed.safe_context == injected
+    assert flawed.worst("max_abs_error") > 2.0**-7 and not flawed.tolerance_below_floor
+
+
+def test_a_tolerance_below_the_floor_is_reported_as_the_dtype_s_not_the_code_s():
+    from symrope.audit._report import floor_lines
+
+    perfect = Implementation(name="bf16-correctly-rounded", table=_correctly_rounded_bf16)
+    result = audit(perfect, YARN, AuditOptions(max_position=1023, dtype="bf16", tolerance=2.0**-9,
+                                               progress=False))
+    # the safe context stands as measured (never loosened), and the report says why it is short
+    assert result.first_failure is not None and result.tolerance_below_floor
+    assert result.to_dict()["rounding_floor"] == 2.0**-8
+    text = " ".join(floor_lines(result))
+    assert "below bf16's own rounding" in text and "0.00391" in text
+    # plain RoPE in bf16 reaches 1 only at exact 1: its floor is 2**-9, under the default tolerance
+    plain = RopeConfig.from_options(head_dim=16, theta=10000)
+    assert floor_lines(audit("hf", plain, AuditOptions(max_position=1023, dtype="bf16",
+                                                       progress=False))) == []
+    assert rounding_floor("bf16", 1.0) == 2.0**-9

@@ -90,3 +90,24 @@ def test_mlx_lm_longrope_is_long_factor_only_and_says_so():
     # below the original context transformers would turn at omega_0 = 1 (short factor 1);
     # mlx-lm turns at 1/2 (long factor 2), whatever its attention factor scales the amplitude by
     assert abs(np.arctan2(sin, cos)[0, 0] - 0.5) < 1e-6
+
+
+def test_mlx_lm_yarn_bf16_errs_beyond_bf16_rounding_and_the_why_names_the_prescale():
+    # The safe context of 1 in bf16 is the code's, not the dtype's: a correctly rounded bf16
+    # YaRN table errs by under 2**-8 (tests/test_audit_metrics.py), mlx-lm's by almost 2**-7,
+    # from position 1 on: YarnRoPE multiplies x by mscale in bf16 before the kernel rounds again.
+    import_or_skip("mlx_lm", "pip install 'symrope[mlx]'")
+    config = RopeConfig.from_options(head_dim=128, theta=10000, rope_scaling={
+        "rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32768},
+        max_position_embeddings=131072)
+    impl = build_library("mlx-lm", config)
+    result = audit(impl, config, AuditOptions(max_position=1023, dtype="bf16", progress=False))
+    assert result.rounding_floor == 2.0**-8 == result.tolerance and not result.tolerance_below_floor
+    assert result.worst("max_abs_error") > 1.5 * result.rounding_floor
+    assert result.first_failure == result.safe_context == 1
+    assert result.bands[0].dominant == "amplitude"
+    # position 0 (angle 0, exact in any float): the table is bf16(mscale) itself, 1.140625
+    cos, _ = impl.table(np.array([0]), config, "bf16")
+    assert np.all(cos.astype(np.float64) == 1.140625)
+    assert "1.140625" in result.explanation and "more than once" in result.explanation
+    assert "YarnRoPE" not in build_library("mlx-lm", config).explanation("fp32")

@@ -19,7 +19,7 @@ import numpy as np
 from symrope.audit._chunks import Buffers, Chunk, Done, PositionStream, complex_table
 from symrope.audit._dtypes import widen
 from symrope.audit._metrics import (amplitude_error, phase_error, random_query_key_weights,
-                                    rotary_scores)
+                                    rotary_scores, rounding_floor)
 from symrope.audit._models import ImplModel, dtype_name
 from symrope.audit._phase_fit import PhaseFit
 from symrope.audit._reference import block_workspace, row_blocks
@@ -449,7 +449,15 @@ class _Run:
             frequency_error_stderr=[float(v) for v in stderr], safe_context=int(safe),
             safe_context_is_lower_bound=lower_bound, first_failure=self.first_unsafe, offsets=tuple(self.options.offsets),
             seconds=round(seconds, 3), fine=fine, fix_target=self.impl.fix_target,
-            logits={"logit_error_unit": logits["logit_error_unit"], **logits["method"]})
+            logits={"logit_error_unit": logits["logit_error_unit"], **logits["method"]},
+            rounding_floor=self._rounding_floor())
+
+    def _rounding_floor(self) -> float:
+        """What correct rounding alone costs the table: in the dtype it came back in, at the
+        largest size of its entries (the attention factor: cos at position 0 times it)."""
+        if self.native_dtype is None:
+            return 0.0
+        return rounding_floor(self.native_dtype, self.schedule.amplitude)
 
 
 def _correct_bits(max_abs_error: float) -> float | None:

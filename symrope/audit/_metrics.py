@@ -6,6 +6,8 @@ streaming driver (``_driver.py``) folds the chunks into per-band summaries.
 
 from __future__ import annotations
 
+import math
+
 import ml_dtypes
 import numpy as np
 
@@ -24,6 +26,35 @@ def machine_epsilon(dtype: str | np.dtype | type) -> float:
     (0.0078125, 0.0009765625)
     """
     return float(ml_dtypes.finfo(numpy_dtype(dtype)).eps)
+
+
+def rounding_floor(dtype: str | np.dtype | type, magnitude: float) -> float:
+    """The largest error that correct rounding to ``dtype`` makes on values of size up to ``magnitude``.
+
+    A table whose entries reach ``magnitude`` (cos at position 0 times the attention factor)
+    cannot be more accurate than this in ``dtype``, however perfect its code: a tolerance below
+    it measures the dtype, not the implementation. It is half the gap between the dtype's
+    numbers around the largest values (YaRN's factor 1.1386 puts cos into bf16's [1, 2), where
+    the gap is 2**-7), or less where ``magnitude`` stops short of that gap's midpoint.
+
+    Examples
+    ========
+    >>> rounding_floor("bf16", 1.0), rounding_floor("bf16", 1.1386), rounding_floor("fp16", 1.1386)
+    (0.001953125, 0.00390625, 0.00048828125)
+    >>> rounding_floor("bf16", 1.001) == 2.0**-9     # [1, 1.001] is within 2**-9 of 1
+    True
+    """
+    info = ml_dtypes.finfo(numpy_dtype(dtype))
+    eps, tiny = float(info.eps), float(info.smallest_normal)
+    magnitude = abs(float(magnitude))
+    if magnitude < tiny:          # subnormal or zero: the fixed gap of the subnormals
+        return min(magnitude, tiny * eps / 2)
+    # the gap above the largest number of the dtype at most ``magnitude`` (``low``), and below it
+    binade = 2.0 ** (math.frexp(magnitude)[1] - 1)            # the power of two at or below
+    gap = binade * eps
+    low = math.floor(magnitude / gap) * gap                    # exact: a power-of-two spacing
+    gap_below = gap / 2 if low == binade and binade > tiny else gap
+    return max(gap_below / 2, min(magnitude - low, gap / 2))
 
 
 _SIGNED_OF_SIZE = {2: np.int16, 4: np.int32, 8: np.int64}

@@ -149,7 +149,8 @@ def summary_lines(result: AuditResult) -> list[str]:
         frequency = "frequency error (fitted omega_eff/omega - 1): not resolved above the phase noise"
     else:
         frequency = f"frequency error (fitted omega_eff/omega - 1): {result.frequency_error:.2e} (largest pair)"
-    lines = [frequency, safe_context_line(result), *output_mismatch_lines(result)]
+    lines = [frequency, safe_context_line(result), *floor_lines(result),
+             *output_mismatch_lines(result)]
     reason = (result.logits or {}).get("not_measured")
     if reason:
         lines += textwrap.wrap(f"logits (shift, logit err) not measured: {reason}", 96,
@@ -183,6 +184,21 @@ def safe_context_line(result: AuditResult) -> str:
     if failure is not None:
         text += f"; the tolerance fails at position {failure}, so it is below {failure}"
     return text
+
+
+def floor_lines(result: AuditResult) -> list[str]:
+    """Where the tolerance is below what correct rounding to the dtype errs by at the table's
+    magnitude, say so: the safe context then measures the dtype, not the code (it stands as
+    measured; the worst error against that floor says what the code adds)."""
+    if not result.tolerance_below_floor:
+        return []
+    floor, worst = result.rounding_floor, result.worst("max_abs_error")
+    return textwrap.wrap(
+        f"the tolerance {result.tolerance:.3g} is below {result.dtype}'s own rounding: correct "
+        f"rounding of values up to {abs(result.amplitude):.6g} errs by up to {floor:.3g}, so no "
+        f"{result.dtype} table can be relied on to meet it and this safe context measures the "
+        f"dtype, not the code; the worst error is {worst / floor:.3g}x that floor "
+        f"(--tolerance {floor:.3g} or more asks what the code adds)", 96, subsequent_indent="  ")
 
 
 def fix_helps(before: AuditResult, after: AuditResult) -> bool:

@@ -178,6 +178,14 @@ class AuditResult:
     fine: dict[str, list] = field(default_factory=dict)
     fix_target: str | None = None      # the module and attribute a user changes to fix it
     logits: dict | None = None         # how the logit measurement was made (see _logits.py)
+    #: the largest error correct rounding to the table's dtype makes at the table's magnitude
+    #: (``_metrics.rounding_floor``): no implementation in that dtype can do better
+    rounding_floor: float = 0.0
+
+    @property
+    def tolerance_below_floor(self) -> bool:
+        """Whether even a correctly rounded table may fail the tolerance (it measures the dtype)."""
+        return self.tolerance < self.rounding_floor
 
     def to_dict(self) -> dict:
         record = {key: getattr(self, key) for key in (
@@ -188,6 +196,9 @@ class AuditResult:
             "logits", "seconds")}
         record["offsets"] = list(self.offsets)
         record["bands"] = [dict(vars(band)) for band in self.bands]
+        if self.tolerance_below_floor:
+            # only where it decides the verdict: every other audit's document stays as it was
+            record["rounding_floor"] = self.rounding_floor
         return record
 
     def worst(self, key: str) -> float:

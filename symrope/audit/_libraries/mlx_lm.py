@@ -12,6 +12,7 @@ same with ``traditional=True`` (interleaved pairs).
 from __future__ import annotations
 
 from symrope.audit._arrays import MlxLibrary, import_module
+from symrope.audit._dtypes import rounded
 from symrope.schedules import RopeConfig
 
 
@@ -55,9 +56,20 @@ class MlxLmRope(MlxLibrary):
                           "short_factor",)
 
     def explanation(self, dtype: str) -> str:
-        return ("mlx-lm computes the schedule's periods in float32 and hands them to "
+        text = ("mlx-lm computes the schedule's periods in float32 and hands them to "
                 "mx.fast.rope, which forms the angle in float32 (rounding grows like p*2^-24)"
                 + (f" and writes {dtype}" if dtype in ("bf16", "fp16") else "") + ".")
+        mscale = float(getattr(self.module, "mscale", 1.0))
+        if mscale != 1.0 and dtype in ("bf16", "fp16"):
+            # YarnRoPE scales x itself before the kernel: in the model dtype, so the attention
+            # factor is rounded before the rotation is rounded again (not a float32 angle error:
+            # it is there from position 0)
+            scaled = float(rounded([mscale], dtype)[0])
+            text += (f" YarnRoPE first multiplies x by its attention factor {mscale:.6g} in "
+                     f"{dtype} ({scaled:.7g}, off by {abs(scaled - mscale):.2g}), and the kernel "
+                     f"rounds its output again: the table is rounded more than once, from "
+                     f"position 0 on.")
+        return text
 
     def _rotate(self, x, offsets):
         return self.module(x, offset=offsets)
