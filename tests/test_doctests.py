@@ -70,7 +70,7 @@ def _run(tests: list[doctest.DocTest]) -> tuple[int, str]:
 def test_docstring_examples(name):
     if name in KNOWN_FAILURES:
         pytest.xfail(KNOWN_FAILURES[name])
-    if name.startswith("symrope.lifting"):  # its examples run torch code
+    if name.startswith(("symrope.lifting", "symrope.diff")):  # their examples lift torch code
         _require_optional("torch", name)
     module = _import_or_skip(name)
     tests = [t for t in doctest.DocTestFinder(exclude_empty=True).find(module, name)
