@@ -43,7 +43,7 @@ from symrope.errors import InternalError, UsageError
 from symrope.lifting._errors import LiftUndecided
 from symrope.lifting._jax_eval import PRIMITIVES, Interpreter, Symbolic, entries
 from symrope.lifting._encoding import LiftedEncoding
-from symrope.lifting._trace import UNKNOWN, Trace, call_lifted, location, tracing
+from symrope.lifting._trace import Trace, call_lifted, error_location, tracing
 
 __all__ = ["JaxTracer", "JaxLiftedEncoding", "uses_jax", "PRIMITIVES"]
 
@@ -87,16 +87,6 @@ def _namespace(target) -> dict:
     return namespace
 
 
-# ----------------------------------------------------------------------------- locations
-
-def _traceback_location(error: BaseException) -> str:
-    """The innermost frame of the traced code in a tracing error's traceback."""
-    import traceback
-
-    frames = [(f.filename, f.lineno, f.name) for f in traceback.extract_tb(error.__traceback__)]
-    return location(reversed(frames)) or UNKNOWN
-
-
 # ----------------------------------------------------------------------------- the tracer
 
 class JaxTracer:
@@ -133,7 +123,7 @@ class JaxTracer:
             raise LiftUndecided(f"the lifted JAX code needs a concrete value where it has a traced "
                                 f"one (a Python branch, int() or a shape computed from the "
                                 f"positions: data-dependent control flow)"
-                                f"{_traceback_location(error)}", op="branch") from None
+                                f"{error_location(error)}", op="branch") from None
         except Exception as error:  # the code refused the inputs: a contract problem
             message = " ".join(str(error).split())[:300] or "no message"
             raise UsageError(

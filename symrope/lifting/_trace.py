@@ -35,8 +35,8 @@ import sympy as sp
 from symrope.lifting._errors import LiftUndecided
 from symrope.lifting._semantics import NumberType, integral
 
-__all__ = ["Trace", "current", "tracing", "call_lifted", "location", "UNKNOWN", "record_cast",
-           "branch", "explore", "MAX_PATHS"]
+__all__ = ["Trace", "current", "tracing", "call_lifted", "location", "error_location", "UNKNOWN",
+           "record_cast", "branch", "explore", "MAX_PATHS"]
 
 MAX_PATHS = 8
 
@@ -139,6 +139,15 @@ def location(frames) -> str:
         shown = os.path.relpath(path) if path.startswith(here) else filename
         return f" at {shown}:{line}"
     return ""
+
+
+def error_location(error: BaseException) -> str:
+    """`` at file:line`` of the innermost own frame of the code in ``error``'s traceback (a
+    tracing error, a library refusing a config), else :data:`UNKNOWN`."""
+    import traceback
+
+    frames = [(f.filename, f.lineno, f.name) for f in traceback.extract_tb(error.__traceback__)]
+    return location(reversed(frames)) or UNKNOWN
 
 
 # ----------------------------------------------------------------------------- hazards
