@@ -4,6 +4,9 @@ registry that declares how it is lifted (``Library.lift``), then each one's own 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 from functools import lru_cache
@@ -137,6 +140,31 @@ def test_torchtune_frequencies_are_its_float32_theta_exactly():
 
     theta = 1.0 / (10000 ** (torch.arange(0, 8, 2).float() / 8))
     assert sorted(frequencies(report)) == sorted(sp.Rational(float(t)) for t in theta)
+
+
+@pytest.mark.parametrize("how", ["console script", "python -m"])
+def test_torchtune_hazard_names_torchtunes_own_line_however_symrope_is_started(how, tmp_path):
+    """The positions' cast happens in torchtune's ``build_rope_cache`` (``torch.arange`` over the
+    positions in float32): the hazard names that file and line, not the ``symrope`` console
+    script that started the run (it did) nor nothing at all under ``runpy`` (it did)."""
+    require_module("torchtune.modules")
+    script = Path(sys.executable).parent / "symrope"
+    if how == "console script" and not script.exists():  # what pip writes for [project.scripts]
+        script = tmp_path / "symrope"
+        script.write_text("import sys\nfrom symrope.cli import main\nsys.exit(main())\n")
+    start = [sys.executable, str(script)] if how == "console script" else \
+        [sys.executable, "-m", "symrope"]
+    root = str(Path(__file__).resolve().parent.parent)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [
+        root, os.environ.get("PYTHONPATH")])))
+    done = subprocess.run([*start, "check", "--impl", "torchtune", "--json"], cwd=tmp_path,
+                          env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    (hazard,) = json.loads(done.stdout)["hazards"]
+    path, _, line = hazard["location"].rpartition(":")
+    assert path.endswith(os.path.join("torchtune", "modules", "position_embeddings.py")), hazard
+    assert f" at {hazard['location']}:" in hazard["text"]
+    assert "torch.arange(" in Path(path).read_text().splitlines()[int(line) - 1], hazard
 
 
 def test_rotary_embedding_torch_plain_and_xpos():

@@ -8,6 +8,8 @@ no assertion depends on a rounding quirk.
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 import sympy as sp
@@ -20,7 +22,7 @@ from hypothesis import given, settings, strategies as st  # noqa: E402
 
 from symrope.lifting import _semantics as semantics  # noqa: E402
 from symrope.lifting._symbolic import entries, symbolic  # noqa: E402
-from symrope.lifting._trace import Trace, tracing  # noqa: E402
+from symrope.lifting._trace import Trace, call_lifted, location, tracing  # noqa: E402
 
 INTS = st.lists(st.integers(-1000, 1000), min_size=1, max_size=6)
 QUARTERS = st.lists(st.integers(-4000, 4000).map(lambda n: n / 4), min_size=1, max_size=6)
@@ -102,6 +104,29 @@ def test_casts_of_positions_record_hazards_with_their_line():
     assert all("test_lift_semantics.py:" in h["location"] for h in trace.hazards.values())
     assert {h["exact_integers"] for h in trace.hazards.values() if h["kind"] == "positions"} \
         >= {256, 2048}
+
+
+def test_a_cast_with_no_line_of_the_lifted_codes_own_says_location_unknown():
+    """Inside :func:`call_lifted` only torch and symrope run the cast; this test's frame, which
+    called the lift, is outside it and must not be named (the console script was, before)."""
+    p = sp.Symbol("p", real=True)
+    trace = Trace(frozenset([p]), ())
+    with tracing(trace):
+        call_lifted(torch.Tensor.float, symbolic([p], torch.int64))
+    (hazard,) = trace.hazards.values()
+    assert hazard["location"] == "" and hazard["text"].startswith(
+        "positions cast to float32 (location unknown): "), hazard
+
+
+def test_a_framework_directory_does_not_swallow_a_library_whose_name_extends_it():
+    """``site-packages/torch`` is a prefix of ``site-packages/torchtune``: torchtune's line is
+    the code's own, torch's is not."""
+    torch_dir = os.path.dirname(torch.__file__)
+    library = os.path.join(torch_dir + "tune", "modules", "position_embeddings.py")
+    inner = os.path.join(torch_dir, "_tensor.py")
+    assert location([(inner, 1, "float"), (library, 56, "build_rope_cache")]) == \
+        f" at {library}:56"
+    assert location([(inner, 1, "float")]) == ""
 
 
 def test_a_neutral_name_maps_every_aten_op():

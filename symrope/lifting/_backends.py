@@ -43,7 +43,7 @@ class TorchTracer:
 
         from symrope.lifting._semantics import positions_are_integers
         from symrope.lifting._symbolic import entries, symbolic
-        from symrope.lifting._trace import explore
+        from symrope.lifting._trace import call_lifted, explore
 
         tokens, head_dim = len(x), len(x[0])
         shape = (tokens, position_dims) if position_dims > 1 else (tokens,)
@@ -54,7 +54,7 @@ class TorchTracer:
             positions = symbolic(np.array(p, dtype=object).reshape(shape), dtype=torch.int64)
             try:
                 with torch.no_grad():
-                    result = function(q, k, positions)
+                    result = call_lifted(function, q, k, positions)
             except (LiftUndecided, UsageError, InternalError):
                 raise
             except Exception as error:  # the code refused the inputs: a contract problem

@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from symrope.audit import build_hf_config, hf_rotary_class
 from symrope.errors import UsageError
 from symrope.lifting._errors import LiftUndecided
+from symrope.lifting._trace import error_location
 
 __all__ = ["HFRope", "hf_rope", "head_dim_of"]
 
@@ -103,7 +104,7 @@ def hf_rope(config_dict: dict | None = None, model_type: str | None = None,
         raise LiftUndecided(_encoder_reason(model_type, config) or
                             f"{model_type}: reading {type(config).__name__} and "
                             f"{rotary_class.__name__} failed: {type(error).__name__}: "
-                            f"{_first_line(error)}{_where(error)}", op="build") from None
+                            f"{_first_line(error)}{error_location(error)}", op="build") from None
 
 
 _ENCODER_CONFIG = re.compile(r"(Vision|Audio|VQ|Tokenizer|Encoder|Perceiver|BigVGAN|Token2Wav|"
@@ -267,18 +268,6 @@ def _split_line(modeling) -> str | None:
             return f"{inspect.getsourcefile(modeling)}:{number}"
     return None
 
-
-
-def _where(error) -> str:
-    """`` at file:line`` of the innermost frame of the library's code in a traceback."""
-    import os
-    import traceback
-
-    own = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    frames = [f for f in traceback.extract_tb(error.__traceback__)
-              if not os.path.abspath(f.filename).startswith(own)
-              and f"{os.sep}torch{os.sep}" not in f.filename]
-    return f" at {frames[-1].filename}:{frames[-1].lineno}" if frames else ""
 
 
 def _first_line(error) -> str:

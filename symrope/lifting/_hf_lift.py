@@ -12,10 +12,10 @@ import inspect
 
 from symrope.errors import UsageError
 from symrope.lifting._errors import LiftUndecided
-from symrope.lifting._hf import (HFRope, _encoder_reason, _first_line, _split_line, _where,
-                                 hf_rope)
+from symrope.lifting._hf import HFRope, _encoder_reason, _first_line, _split_line, hf_rope
 from symrope.lifting._encoding import LiftedEncoding
 from symrope.lifting._lift import TOKENS, lift
+from symrope.lifting._trace import error_location
 
 __all__ = ["lift_hf", "lift_hf_all", "module_frequencies"]
 
@@ -71,7 +71,7 @@ def _rope_function(rope: HFRope, layer_type, axes: int, reduce_mrope: bool = Fal
             also = " (it raises on real tensors too: the config's rope parameters do not fit " \
                 "its class)" if _raises_on_floats(_run, q, positions) else ""
             raise LiftUndecided(f"{rope.rotary_class.__name__}: the real code raised "
-                                f"{type(error).__name__}: {_first_line(error)}{_where(error)}"
+                                f"{type(error).__name__}: {_first_line(error)}{error_location(error)}"
                                 f"{also}", op="raise") from None
 
     def _run(q, k, positions, lifting):

@@ -32,7 +32,7 @@ counterexample (:class:`JaxLiftedEncoding`) turns ``jax_enable_x64`` on for the 
 
 from __future__ import annotations
 
-import os
+import functools
 import sys
 from collections.abc import Sequence
 
@@ -43,7 +43,7 @@ from symrope.errors import InternalError, UsageError
 from symrope.lifting._errors import LiftUndecided
 from symrope.lifting._jax_eval import PRIMITIVES, Interpreter, Symbolic, entries
 from symrope.lifting._encoding import LiftedEncoding
-from symrope.lifting._trace import Trace, tracing
+from symrope.lifting._trace import Trace, call_lifted, error_location, tracing
 
 __all__ = ["JaxTracer", "JaxLiftedEncoding", "uses_jax", "PRIMITIVES"]
 
@@ -87,25 +87,6 @@ def _namespace(target) -> dict:
     return namespace
 
 
-# ----------------------------------------------------------------------------- locations
-
-def _traceback_location(error: BaseException) -> str:
-    """The innermost frame of the traced code in a tracing error's traceback."""
-    import traceback
-
-    skip = (os.path.dirname(os.path.dirname(__file__)),)
-    jax = sys.modules.get("jax")
-    if jax is not None:
-        skip += (os.path.dirname(jax.__file__),)
-    for frame in reversed(traceback.extract_tb(error.__traceback__)):
-        filename = os.path.abspath(frame.filename)
-        if not filename.startswith(skip) and "<frozen" not in filename:
-            here = os.getcwd() + os.sep
-            shown = os.path.relpath(filename) if filename.startswith(here) else frame.filename
-            return f" at {shown}:{frame.lineno}"
-    return ""
-
-
 # ----------------------------------------------------------------------------- the tracer
 
 class JaxTracer:
@@ -134,14 +115,15 @@ class JaxTracer:
         q_spec = jax.ShapeDtypeStruct((1, 1, tokens, head_dim), float32)
         p_spec = jax.ShapeDtypeStruct(shape, integer)
         try:
-            closed, out_shape = jax.make_jaxpr(function, return_shape=True)(q_spec, q_spec, p_spec)
+            closed, out_shape = jax.make_jaxpr(functools.partial(call_lifted, function),
+                                               return_shape=True)(q_spec, q_spec, p_spec)
         except (LiftUndecided, UsageError, InternalError):
             raise
         except jax.errors.ConcretizationTypeError as error:
             raise LiftUndecided(f"the lifted JAX code needs a concrete value where it has a traced "
                                 f"one (a Python branch, int() or a shape computed from the "
                                 f"positions: data-dependent control flow)"
-                                f"{_traceback_location(error)}", op="branch") from None
+                                f"{error_location(error)}", op="branch") from None
         except Exception as error:  # the code refused the inputs: a contract problem
             message = " ".join(str(error).split())[:300] or "no message"
             raise UsageError(

@@ -10,7 +10,6 @@ else is a :class:`~symrope.lifting.LiftUndecided` naming the primitive and the s
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 
 import numpy as np
@@ -19,7 +18,7 @@ import sympy as sp
 from symrope.errors import InternalError
 from symrope.lifting import _semantics as semantics
 from symrope.lifting._errors import LiftUndecided
-from symrope.lifting._trace import record_cast
+from symrope.lifting._trace import UNKNOWN, location, record_cast
 
 __all__ = ["Interpreter", "Symbolic", "entries", "number_type", "PRIMITIVES"]
 
@@ -83,19 +82,16 @@ def _object_array(value) -> np.ndarray:
 # ----------------------------------------------------------------------------- locations
 
 def _location(eqn) -> str:
-    """`` at file:line`` of the user's code that emitted ``eqn`` (the jaxpr's source info)."""
+    """`` at file:line`` of the lifted code that emitted ``eqn`` (the jaxpr's source traceback,
+    read by :func:`_trace.location`), else ``""``."""
+    traceback = getattr(eqn.source_info, "traceback", None)
+    if traceback is None:
+        return ""
     try:
-        from jax._src import source_info_util
-
-        frame = source_info_util.user_frame(eqn.source_info.traceback)
-    except Exception:  # noqa: BLE001 - private API: a location is a courtesy, never a failure
+        frames = [(f.file_name, f.line_num, f.function_name) for f in traceback.frames]
+    except Exception:  # noqa: BLE001 - jaxlib's Traceback: a location is a courtesy, never a failure
         return ""
-    if frame is None:
-        return ""
-    filename = os.path.abspath(frame.file_name)
-    here = os.getcwd() + os.sep
-    shown = os.path.relpath(filename) if filename.startswith(here) else frame.file_name
-    return f" at {shown}:{frame.start_line}"
+    return location(frames)
 
 
 # ----------------------------------------------------------------------------- the tables
@@ -150,7 +146,8 @@ class Interpreter:
         """The eqn's own user line, else that of the call it sits in (``jnp.sort`` is a jit
         whose inner eqns have only JAX's frames)."""
         here = _location(eqn)
-        return here or next((outer for outer in reversed(self._outer) if outer), "")
+        return here or next((outer for outer in reversed(self._outer) if outer != UNKNOWN),
+                            UNKNOWN)
 
     def inner(self, eqn, jaxpr, consts, args):
         self._outer.append(self.where(eqn))

@@ -63,7 +63,8 @@ def annotate(report: CheckReport, encoding: LiftedEncoding,
         report.notes.append(info["frequencies"]["text"])
     report.notes.extend(info.get("notes", []))
     for taken in info.get("branches", []):
-        report.notes.append(f"the code branches on the positions at {taken['location']} "
+        where = f"at {taken['location']}" if taken["location"] else "(location unknown)"
+        report.notes.append(f"the code branches on the positions {where} "
                             f"({taken['condition']}): both ways were followed, the outputs "
                             "joined as a Piecewise")
     report.notes.append(info["casts"])

@@ -21,8 +21,7 @@ The aten table is ``_aten.py``; the meaning of each op is ``_semantics.py``'s.
 
 from __future__ import annotations
 
-import os
-import traceback
+import sys
 
 import numpy as np
 import sympy as sp
@@ -33,7 +32,7 @@ from symrope.lifting import _semantics as semantics
 from symrope.lifting._aten import (ATEN, BITWISE, DATA_MOVEMENT, DROP_FOR_INDEX_RUN, EXTRA_RULES,
                                    number_type, rule_operands)
 from symrope.lifting._errors import LiftUndecided
-from symrope.lifting._trace import branch, record_cast
+from symrope.lifting._trace import UNKNOWN, branch, location, record_cast
 
 __all__ = ["SymbolicTensor", "exact", "symbolic", "entries"]
 
@@ -462,18 +461,10 @@ def _in_place(func, name, args, kwargs):
 
 # ----------------------------------------------------------------------------- locations
 
-_OWN = (os.path.dirname(os.path.dirname(__file__)), os.path.dirname(torch.__file__))
-
-
 def _at() -> str:
-    """The innermost frame of the lifted code (outside torch, numpy, sympy and symrope)."""
-    skip = _OWN + (os.path.dirname(np.__file__), os.path.dirname(sp.__file__),
-                   os.path.dirname(os.__file__))
-    for frame in reversed(traceback.extract_stack()):
-        filename = os.path.abspath(frame.filename)
-        if not filename.startswith(skip) and "<frozen" not in filename and \
-                not filename.endswith(("contextlib.py", "functools.py")):
-            here = os.getcwd() + os.sep  # the user's own files as they name them
-            shown = os.path.relpath(filename) if filename.startswith(here) else frame.filename
-            return f" at {shown}:{frame.lineno}"
-    return ""
+    """`` at file:line`` of the lifted code's innermost own frame (:func:`_trace.location`)."""
+    frame, frames = sys._getframe(1), []
+    while frame is not None:
+        frames.append((frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name))
+        frame = frame.f_back
+    return location(frames) or UNKNOWN

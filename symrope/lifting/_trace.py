@@ -8,6 +8,11 @@ changes type and :func:`branch` when the code asks a symbolic value for a Python
   the ``file:line`` of the code: positions in a float type are exact integers only up to
   ``2^significand_bits`` (2048 in float16, 256 in bfloat16, 2^24 in float32); an angle or a
   cos/sin narrowed from float32 to bfloat16 keeps 8 significant bits.
+* **Locations.** :func:`call_lifted` runs the lifted code; :func:`location` names the innermost
+  frame inside that call that is the code's own source: not symrope's, not a framework's
+  (torch, JAX, numpy, sympy, keras...), not Python's standard library. What called the lift (the
+  ``symrope`` console script, ``runpy`` under ``python -m``, a user's script) lies outside the
+  call and is never named; when no frame qualifies the text says ``(location unknown)``.
 * **Branches.** ``if seq_len > cached:`` on a symbolic ``seq_len`` has no single answer. When
   :func:`explore` drives the run, each such branch is taken both ways on successive runs (at
   most ``MAX_PATHS`` paths); each path carries the conjunction of the conditions it took, and
@@ -19,6 +24,10 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import functools
+import os
+import sys
+import sysconfig
 from dataclasses import dataclass, field
 
 import sympy as sp
@@ -26,7 +35,8 @@ import sympy as sp
 from symrope.lifting._errors import LiftUndecided
 from symrope.lifting._semantics import NumberType, integral
 
-__all__ = ["Trace", "current", "tracing", "record_cast", "branch", "explore", "MAX_PATHS"]
+__all__ = ["Trace", "current", "tracing", "call_lifted", "location", "error_location", "UNKNOWN",
+           "record_cast", "branch", "explore", "MAX_PATHS"]
 
 MAX_PATHS = 8
 
@@ -61,6 +71,85 @@ def tracing(trace: Trace):
         _CURRENT.reset(token)
 
 
+# ----------------------------------------------------------------------------- locations
+
+UNKNOWN = " (location unknown)"
+
+# Frameworks whose frames are machinery, not the lifted code's own source (keras and flax run a
+# library's op through their backends: the library's line is the one that asked for the cast).
+_FRAMEWORKS = ("symrope", "torch", "jax", "jaxlib", "numpy", "sympy", "mpmath", "keras", "flax")
+
+
+def call_lifted(function, *args):
+    """Call ``function(*args)``, the code being lifted: this frame marks where that code begins,
+    and :func:`location` looks for the code's line only in frames inside it."""
+    return function(*args)
+
+
+def _under(directories):
+    return tuple(os.path.join(os.path.abspath(d), "") for d in directories if d)
+
+
+@functools.cache
+def _python_directories() -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(the standard library's directories, the site directories: they may sit inside it)."""
+    paths = sysconfig.get_paths()
+    sites = _under({paths.get("purelib"), paths.get("platlib")}) + _under(
+        p for p in sys.path if p.endswith(("site-packages", "dist-packages")))
+    return _under({paths.get("stdlib"), paths.get("platstdlib")}), sites
+
+
+def _machinery():
+    """Whether a frame's path is a framework's or the standard library's."""
+    frameworks = _under(os.path.dirname(getattr(sys.modules.get(name), "__file__", None) or "")
+                        for name in _FRAMEWORKS)  # a framework not imported has no frames
+    stdlib, sites = _python_directories()
+    return lambda path: path.startswith(frameworks) or (
+        path.startswith(stdlib) and not path.startswith(sites))
+
+
+def location(frames) -> str:
+    """`` at file:line`` of the innermost frame of the lifted code's own source, else ``""``.
+
+    Parameters
+    ----------
+    frames : iterable of ``(filename, line, function name)``, innermost first (a torch tracer's
+        Python stack, a jaxpr equation's source traceback); frames from the call of
+        :func:`call_lifted` outward are not the lifted code and are never named.
+
+    Examples
+    --------
+    >>> import sympy
+    >>> location([(sympy.__file__, 3, "f"), ("/src/rope.py", 12, "rope"),
+    ...           (__file__, 9, "call_lifted"), ("/venv/bin/symrope", 6, "<module>")])
+    ' at /src/rope.py:12'
+    >>> location([(sympy.__file__, 3, "f"), (__file__, 9, "call_lifted"),
+    ...           ("/venv/bin/symrope", 6, "<module>")])
+    ''
+    """
+    machinery = _machinery()
+    here = os.getcwd() + os.sep  # the user's own files as they name them
+    boundary = os.path.abspath(__file__)
+    for filename, line, function in frames:
+        path = os.path.abspath(filename)
+        if function == call_lifted.__name__ and path == boundary:
+            return ""
+        if filename.startswith("<frozen") or machinery(path):
+            continue
+        shown = os.path.relpath(path) if path.startswith(here) else filename
+        return f" at {shown}:{line}"
+    return ""
+
+
+def error_location(error: BaseException) -> str:
+    """`` at file:line`` of the innermost own frame of the code in ``error``'s traceback (a
+    tracing error, a library refusing a config), else :data:`UNKNOWN`."""
+    import traceback
+
+    frames = [(f.filename, f.lineno, f.name) for f in traceback.extract_tb(error.__traceback__)]
+    return location(reversed(frames)) or UNKNOWN
+
+
 # ----------------------------------------------------------------------------- hazards
 
 _FLAGGED_BITS = 24  # float32 and narrower: positions in float64 are exact to 2^53
@@ -71,7 +160,8 @@ def record_cast(values, source: NumberType, target: NumberType, location: str,
     """Record a hazard if ``values`` depend on the positions and ``target`` loses what they hold.
 
     ``how`` is ``"cast"`` (``.to``, ``.float()``, ``type_as``) or ``"promoted"`` (an int tensor
-    meeting a float one in arithmetic).
+    meeting a float one in arithmetic); ``location`` is :func:`location`'s `` at file:line``, or
+    ``""`` / :data:`UNKNOWN` when the code's line was not found (the text says so).
     """
     trace = current()
     if trace is None or target.kind not in ("float", "complex"):
@@ -81,22 +171,24 @@ def record_cast(values, source: NumberType, target: NumberType, location: str,
         return
     if source.kind == "bool":  # a 0/1 mask is exact in every float type
         return
+    shown = location if location.startswith(" at ") else UNKNOWN
     if source.kind == "int" or all(integral(v) for v in dependent):
         if target.significand_bits > _FLAGGED_BITS:
             return
         kind = "positions"
-        text = (f"positions {how} to {target.name}{location}: exact integers only up to "
+        text = (f"positions {how} to {target.name}{shown}: exact integers only up to "
                 f"{target.exact_integers}")
     elif source.kind in ("float", "complex") and target.significand_bits < source.significand_bits:
         kind = "values"
         text = (f"position-dependent values (angles or cos/sin) {how} from {source.name} to "
-                f"{target.name}{location}: {target.significand_bits} significant bits")
+                f"{target.name}{shown}: {target.significand_bits} significant bits")
     else:
         return
     key = (kind, target.name, location)
     if key not in trace.hazards:
         trace.hazards[key] = {"kind": kind, "dtype": target.name, "source": source.name,
-                              "location": location.removeprefix(" at "),
+                              "location": shown.removeprefix(" at ") if shown != UNKNOWN
+                              else "",
                               "exact_integers": target.exact_integers if kind == "positions"
                               else None, "text": text}
 
@@ -106,12 +198,14 @@ def record_cast(values, source: NumberType, target: NumberType, location: str,
 def branch(condition, location: str) -> bool:
     """The decision for a Python branch on a symbolic ``condition`` in this run."""
     trace = current()
+    shown = location if location.startswith(" at ") else UNKNOWN
     if trace is None or trace.decisions is None:
         raise LiftUndecided(f"the lifted code branches on a symbolic value "
-                            f"({sp.sstr(condition)[:80]}){location}", op="branch")
+                            f"({sp.sstr(condition)[:80]}){shown}", op="branch")
     index = len(trace.taken)
     decision = trace.decisions[index] if index < len(trace.decisions) else True
-    trace.taken.append((condition, decision, location.removeprefix(" at ")))
+    trace.taken.append((condition, decision, shown.removeprefix(" at ") if shown != UNKNOWN
+                        else ""))
     return decision
 
 
@@ -172,7 +266,7 @@ def explore(run, positions, limit: int = MAX_PATHS) -> tuple[list[Path], dict]:
         if feasible(condition):
             paths.append(Path(condition, outputs, list(trace.taken)))
         if len(paths) + len(pending) > limit:
-            where = "; ".join(sorted({loc for _, _, loc in trace.taken}))
+            where = "; ".join(sorted({loc or "location unknown" for _, _, loc in trace.taken}))
             raise LiftUndecided(f"the lifted code branches on symbolic values in more than "
                                 f"{limit} ways (at {where})", op="branch")
     return paths, hazards
