@@ -23,10 +23,12 @@ import random
 import signal
 import sys
 import time
+from pathlib import Path
 
-from symrope import verify
-from tests.soundness_claims import random_claim
-from tests.soundness_helpers import in_real_domain, refutes
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the claims live in this tree's tests
+from symrope import verify  # noqa: E402
+from tests.soundness_claims import random_claim  # noqa: E402
+from tests.soundness_helpers import in_real_domain, refutes  # noqa: E402
 
 _ORDER = ["false refuted", "false undecided", "false proved", "true proved", "true undecided",
           "true refuted", "unconfirmed counterexample", "exception", "overran"]
