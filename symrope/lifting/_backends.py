@@ -14,7 +14,7 @@ import numpy as np
 import sympy as sp
 
 from symrope.errors import InternalError, UsageError
-from symrope.lifting._errors import LiftUndecided
+from symrope.lifting._errors import LiftUndecided, refused_inputs
 
 __all__ = ["tracer_for", "TorchTracer"]
 
@@ -58,12 +58,8 @@ class TorchTracer:
             except (LiftUndecided, UsageError, InternalError):
                 raise
             except Exception as error:  # the code refused the inputs: a contract problem
-                message = " ".join(str(error).split())[:300] or "no message"
-                raise UsageError(
-                    f"{name}(q, k, positions) raised {type(error).__name__}: {message} "
-                    f"(q, k: (1, 1, seq, {head_dim}) float, positions: int64 (seq,)"
-                    f"{'' if position_dims == 1 else f' x {position_dims}'}, seq = "
-                    f"{tokens})") from None
+                raise refused_inputs(name, error, head_dim, "float", "int64", position_dims,
+                                     tokens) from None
             if not isinstance(result, (tuple, list)) or len(result) != 2 or \
                     not all(isinstance(r, torch.Tensor) for r in result):
                 raise UsageError(f"{name} must return (q_rot, k_rot), two tensors; got "

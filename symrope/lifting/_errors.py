@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-__all__ = ["LiftUndecided"]
+from symrope.errors import UsageError
+
+__all__ = ["LiftUndecided", "refused_inputs"]
 
 
 class LiftUndecided(Exception):
@@ -15,3 +17,13 @@ class LiftUndecided(Exception):
     def __init__(self, message: str, op: str | None = None) -> None:
         super().__init__(message)
         self.op = op
+
+
+def refused_inputs(name: str, error: Exception, head_dim: int, float_type: str,
+                   integer_type: str, position_dims: int, tokens: int) -> UsageError:
+    """The one-line error when the lifted code raised on the contract's inputs (any tracer)."""
+    message = " ".join(str(error).split())[:300] or "no message"
+    return UsageError(
+        f"{name}(q, k, positions) raised {type(error).__name__}: {message} "
+        f"(q, k: (1, 1, seq, {head_dim}) {float_type}, positions: {integer_type} (seq,)"
+        f"{'' if position_dims == 1 else f' x {position_dims}'}, seq = {tokens})")

@@ -40,7 +40,7 @@ import numpy as np
 import sympy as sp
 
 from symrope.errors import InternalError, UsageError
-from symrope.lifting._errors import LiftUndecided
+from symrope.lifting._errors import LiftUndecided, refused_inputs
 from symrope.lifting._jax_eval import PRIMITIVES, Interpreter, Symbolic, entries
 from symrope.lifting._encoding import LiftedEncoding
 from symrope.lifting._trace import Trace, call_lifted, error_location, tracing
@@ -125,12 +125,8 @@ class JaxTracer:
                                 f"positions: data-dependent control flow)"
                                 f"{error_location(error)}", op="branch") from None
         except Exception as error:  # the code refused the inputs: a contract problem
-            message = " ".join(str(error).split())[:300] or "no message"
-            raise UsageError(
-                f"{name}(q, k, positions) raised {type(error).__name__}: {message} "
-                f"(q, k: (1, 1, seq, {head_dim}) float32, positions: {np.dtype(integer).name} "
-                f"(seq,){'' if position_dims == 1 else f' x {position_dims}'}, seq = "
-                f"{tokens})") from None
+            raise refused_inputs(name, error, head_dim, "float32", np.dtype(integer).name,
+                                 position_dims, tokens) from None
         leaves = jax.tree_util.tree_leaves(out_shape)
         if not isinstance(out_shape, (tuple, list)) or len(out_shape) != 2 or len(leaves) != 2:
             raise UsageError(f"{name} must return (q_rot, k_rot), two arrays; got "
