@@ -96,12 +96,15 @@ def score_on_content(run, verdict, compared_with: str, lhs, rhs, names) -> Score
                           {n: show(values[n]) for n in names})
 
 
+def _where(finding) -> str:
+    """Where a discontinuity sits: ``p = 1/2, q = 3``."""
+    return ", ".join(f"{symbol_name(k)} = {show(v)}" for k, v in finding.position.items())
+
+
 def entry_discontinuity(name: str, i: int, j: int, finding) -> Discontinuity:
     """An entry ``name(p)[i, j]`` of ``F`` or ``G`` that is not continuous at ``finding``."""
     role = "query" if name == "F" else "key"
-    summary = (f"{name}(p)[{i}, {j}] ({role}) has a {finding.kind} at "
-               + ", ".join(f"{symbol_name(k)} = {show(v)}"
-                           for k, v in finding.position.items())
+    summary = (f"{name}(p)[{i}, {j}] ({role}) has a {finding.kind} at {_where(finding)}"
                + f": limit from below {show(finding.left)}, from above "
                f"{show(finding.right)}, value "
                f"{'undefined' if finding.value is None else show(finding.value)}")
@@ -112,9 +115,7 @@ def entry_discontinuity(name: str, i: int, j: int, finding) -> Discontinuity:
 
 def score_discontinuity(finding, contents) -> Discontinuity:
     """The score, for the content vectors ``contents = (x, y)``, not continuous at ``finding``."""
-    summary = ("the score has a " + finding.kind + " at "
-               + ", ".join(f"{symbol_name(k)} = {show(v)}"
-                           for k, v in finding.position.items())
+    summary = (f"the score has a {finding.kind} at {_where(finding)}"
                + f" for x = {vector(contents[0])}, y = {vector(contents[1])}: "
                f"limit from below {show(finding.left)}, from above "
                f"{show(finding.right)}")
